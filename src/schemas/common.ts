@@ -1,0 +1,83 @@
+import { z } from 'zod'
+import { LIMITS } from './limits.js'
+
+/** ExternalId (2.1): 1 to 100 characters of `[a-zA-Z0-9_-]`. */
+export const ExternalId = z
+  .string()
+  .min(LIMITS.externalId.min, 'must not be empty')
+  .max(LIMITS.externalId.max, `must be at most ${LIMITS.externalId.max} characters`)
+  .regex(LIMITS.externalId.pattern, 'must contain only letters, digits, hyphens and underscores')
+export type ExternalId = z.infer<typeof ExternalId>
+
+/** Date (2.1): an ISO 8601 calendar date, `YYYY-MM-DD`, that exists in the calendar. */
+export const IsoDate = z.iso.date({ error: 'must be an ISO 8601 date (YYYY-MM-DD)' })
+export type IsoDate = z.infer<typeof IsoDate>
+
+/** Timestamp (2.1): an ISO 8601 date-time in UTC. */
+export const Timestamp = z.iso.datetime({
+  error: 'must be an ISO 8601 date-time in UTC (YYYY-MM-DDThh:mm:ssZ)',
+})
+export type Timestamp = z.infer<typeof Timestamp>
+
+export const Name = z.string().min(LIMITS.name.min, 'must not be empty').max(LIMITS.name.max)
+export const FreeText = z.string().max(LIMITS.text.max)
+
+/** Location: coordinates in degrees. */
+export const GeoPoint = z.strictObject({
+  lat: z.number().min(-90).max(90),
+  lng: z.number().min(-180).max(180),
+})
+export type GeoPoint = z.infer<typeof GeoPoint>
+
+/** ISO 3166-1 alpha-2 country code. */
+export const CountryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code such as BE or NL')
+  .transform((value) => value.toUpperCase())
+
+/**
+ * Address: the spec names country and postal_code; the other fields are the ones a postal
+ * address has. Geo-distance resolves an address through the postal-code table.
+ */
+export const Address = z.strictObject({
+  country: CountryCode,
+  postal_code: z.string().min(1).max(20),
+  street: z.string().max(255).optional(),
+  city: z.string().max(255).optional(),
+  region: z.string().max(255).optional(),
+})
+export type Address = z.infer<typeof Address>
+
+/** A Location (lat/lng) or an Address, at most one per entity (2.5). */
+export const LocationOrAddress = z.union([GeoPoint, Address], {
+  error: 'must be a Location {lat, lng} or an Address {country, postal_code}',
+})
+export type LocationOrAddress = z.infer<typeof LocationOrAddress>
+
+/** Language requirement or ability (2.5): ISO 639-1 code and level 1 (elementary) to 5 (native). */
+export const LanguageLevel = z.strictObject({
+  language: z.string().regex(/^[a-z]{2}$/, 'must be an ISO 639-1 code such as en, nl, fr or de'),
+  level: z
+    .number()
+    .int()
+    .min(LIMITS.languageLevel.min)
+    .max(LIMITS.languageLevel.max)
+    .default(LIMITS.languageLevel.default),
+})
+export type LanguageLevel = z.infer<typeof LanguageLevel>
+
+export const Languages = z.array(LanguageLevel).max(50)
+
+/** A page of a collection (CONTRACT.md resource pattern). */
+export function pageOf<T extends z.ZodType>(record: T) {
+  return z.object({
+    records: z.array(record),
+    has_next: z.boolean(),
+    next_starting_after: ExternalId.nullable(),
+  })
+}
+
+export const PageQuery = z.object({
+  starting_after: ExternalId.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+})

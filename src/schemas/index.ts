@@ -1,0 +1,13 @@
+/** The spec as zod schemas: the single source of validation, types, the OpenAPI document and examples. */
+export * from './analytics.js'
+export * from './common.js'
+export * from './custom-properties.js'
+export * from './entities.js'
+export * from './limits.js'
+export * from './matching.js'
+export * from './skill-events.js'
+export * from './taxonomy.js'
+export * from './tenant-settings.js'
+export * from './vendors.js'
+export * from './vocabulary-languages.js'
+export * from './vocabulary-file.js'
