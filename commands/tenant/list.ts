@@ -1,0 +1,21 @@
+import { SkillhouseCommand } from '../../src/cli/base-command.js'
+import { listTenants, type TenantSummary } from '../../src/tenants/tenant-service.js'
+
+export default class TenantList extends SkillhouseCommand {
+  static override summary = 'List tenants with region, counts and last run'
+  static override examples = ['<%= config.bin %> tenant list', '<%= config.bin %> tenant list --json']
+
+  async run(): Promise<TenantSummary[]> {
+    const { flags } = await this.parse(TenantList)
+    const tenants = await listTenants(this.dataDir(flags))
+    if (tenants.length === 0) this.log('No tenants yet: run `skillhouse tenant create NAME --region R`.')
+    for (const tenant of tenants) {
+      const counts = tenant.counts
+        ? `${tenant.counts.employees} employees, ${tenant.counts.skill_events} skill events, ${tenant.counts.jobs} jobs, ${tenant.counts.vacancies} vacancies`
+        : `(${tenant.note})`
+      const lastRun = tenant.last_run ? `last run ${tenant.last_run.run_id} ${tenant.last_run.status}` : 'no run yet'
+      this.log(`${tenant.tenant}\t${tenant.region}\t${tenant.model_configuration}\t${counts}\t${lastRun}`)
+    }
+    return tenants
+  }
+}

@@ -1,0 +1,291 @@
+import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { basename } from 'node:path'
+import type { z } from 'zod'
+import {
+  checkCustomProperties,
+  MODERN_EVENT_TYPES,
+  type PropertyType,
+  supportsModernEvents,
+  type TenantSettings,
+} from '../schemas/index.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
+import type { EntityKind, Reference } from './entity-kinds.js'
+import { ReferenceIndex } from './reference-index.js'
+import { csvRecordLines, readSource, type SourceFormat, type SourceRow } from './read-source.js'
+import type { Problem, Reject } from './rejects.js'
+import { stagingFor } from './staging.js'
+
+export interface IngestFileOptions {
+  database: TenantDatabase
+  settings: TenantSettings
+  path: string
+  format: SourceFormat
+  kind: EntityKind
+  onProgress?: (rowsRead: number) => void
+}
+
+export interface IngestFileResult {
+  file: string
+  entity: string
+  format: SourceFormat
+  checksum: string
+  rows_read: number
+  rows_inserted: number
+  rows_updated: number
+  rows_unchanged: number
+  rows_rejected: number
+  seconds: number
+  rejects: Reject[]
+}
+
+/** A row that passed the schema, waiting for the checks that need the whole file. */
+export interface GoodRow {
+  line: number | null
+  row: number
+  key: string
+  record: Record<string, unknown>
+  json: string
+  hash: string
+}
+
+/**
+ * Ingests one file into one entity: every row checked by its zod schema, its custom properties
+ * and its references; good rows upserted in one transaction; bad rows returned as rejects with
+ * line, field path and reason. Skill events keep the spec's 409: the same external_id with other
+ * content is rejected, the identical row again changes nothing.
+ */
+export async function ingestFile(options: IngestFileOptions): Promise<IngestFileResult> {
+  const started = performance.now()
+  const { database, kind, path } = options
+  const file = basename(path)
+  const checksum = await sha256File(path)
+  const definitions = await loadDefinitions(database, kind)
+  const references = new ReferenceIndex(database)
+  const staging = await stagingFor(kind, database)
+  const rejects: Reject[] = []
+  const reject = (source: SourceRow, problems: Problem[], record?: unknown) => {
+    const first = problems[0] ?? { field: '', reason: 'rejected' }
+    rejects.push({ file, line: source.line, row: source.row, field: first.field, reason: first.reason, problems, record })
+  }
+  let rowsRead = 0
+  // Skill events can number millions: only their hashes are kept to spot repeats within the file.
+  const seen = new Map<string, string>()
+
+  for await (const batch of readSource(path, options.format, {
+    schema: kind.schema,
+    ...(definitions ? { customPropertyTypes: definitions } : {}),
+  })) {
+    for (const source of batch) {
+      rowsRead++
+      if (source.problem) {
+        reject(source, [{ field: source.problem.field, reason: source.problem.message }], source.record)
+        continue
+      }
+      const parsed = kind.schema.safeParse(source.record)
+      if (!parsed.success) {
+        reject(source, zodProblems(parsed.error), source.record)
+        continue
+      }
+      const record = parsed.data as Record<string, unknown>
+      const problems = [
+        ...(definitions && kind.customPropertyType
+          ? checkCustomProperties(
+              record.custom_properties as Record<string, never> | undefined,
+              definitions,
+              kind.customPropertyType,
+            ).map((problem) => ({ field: problem.path, reason: problem.message }))
+          : []),
+        ...modelConfigurationProblems(kind, record, options.settings),
+        ...(await referenceProblems(kind.references(record), references, kind)),
+      ]
+      if (problems.length) {
+        reject(source, problems, source.record)
+        continue
+      }
+      const json = JSON.stringify(record)
+      const good: GoodRow = {
+        line: source.line,
+        row: source.row,
+        key: kind.key(record),
+        record,
+        json,
+        hash: createHash('sha1').update(json).digest('base64url'),
+      }
+      const earlier = kind.storage === 'skill_events' ? seen.get(good.key) : undefined
+      if (earlier !== undefined) {
+        // The spec's 409 within one file: identical again is a no-op, different content a conflict.
+        if (earlier !== good.hash) {
+          reject(source, [{ field: 'external_id', reason: `skill event '${good.key}' already exists with different content (409 Conflict); the first occurrence in this file was kept` }], source.record)
+        }
+        continue
+      }
+      if (kind.storage === 'skill_events') seen.set(good.key, good.hash)
+      await staging.add(good)
+    }
+    options.onProgress?.(rowsRead)
+  }
+
+  // Checks that need the whole file: parents of organisational units (any order in the file) and cycles.
+  if (kind.entity === 'organisational_units') {
+    for (const problem of await organisationalUnitProblems(staging.rows(), database)) {
+      reject(problem.row, [problem.problem], problem.row.record)
+      staging.remove(problem.row.key)
+    }
+  }
+
+  const counts = await database.transaction(async () => {
+    const merged = await staging.merge()
+    for (const conflict of merged.conflicts) {
+      reject(conflict.row, [conflict.problem], conflict.row.record)
+    }
+    await database.run('INSERT INTO ingested_files VALUES ($1, $2, $3, $4, $5, $6, now())', [
+      checksum,
+      path,
+      kind.entity,
+      rowsRead,
+      merged.inserted + merged.updated,
+      rejects.length,
+    ])
+    return merged
+  })
+  await staging.drop()
+
+  if (options.format === 'csv' && rejects.some((entry) => entry.line === null)) {
+    await assignCsvLines(path, rejects)
+  }
+  return {
+    file: path,
+    entity: kind.entity,
+    format: options.format,
+    checksum,
+    rows_read: rowsRead,
+    rows_inserted: counts.inserted,
+    rows_updated: counts.updated,
+    rows_unchanged: counts.unchanged,
+    rows_rejected: rejects.length,
+    seconds: (performance.now() - started) / 1000,
+    rejects,
+  }
+}
+
+export function zodProblems(error: z.ZodError): Problem[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.map(String).join('.'),
+    reason: describeIssue(issue),
+  }))
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}; remove them`
+  if (issue.code === 'invalid_value' && 'values' in issue) {
+    return `${issue.message}${issue.message.includes('expected one of') ? '' : `; valid values: ${issue.values.join(', ')}`}`
+  }
+  if (issue.code === 'invalid_type' && issue.message.includes('received undefined')) {
+    return `is required (${issue.expected})`
+  }
+  return issue.message
+}
+
+async function loadDefinitions(database: TenantDatabase, kind: EntityKind): Promise<Map<string, PropertyType> | undefined> {
+  if (!kind.customPropertyType) return undefined
+  const rows = await database.all<{ property_name: string; property_type: PropertyType }>(
+    'SELECT property_name, property_type FROM custom_property_definitions WHERE entity_type = $1',
+    [kind.customPropertyType],
+  )
+  return new Map(rows.map((row) => [row.property_name, row.property_type]))
+}
+
+function modelConfigurationProblems(kind: EntityKind, record: Record<string, unknown>, settings: TenantSettings): Problem[] {
+  if (kind.storage !== 'skill_events') return []
+  const type = String(record.event_type)
+  if (!(MODERN_EVENT_TYPES as readonly string[]).includes(type) || supportsModernEvents(settings.model_configuration)) return []
+  return [
+    {
+      field: 'event_type',
+      reason: `event_type ${type} requires model configuration MC_2025_Q1_V1 or later; tenant ${settings.name} uses ${settings.model_configuration}: the model configuration is outdated and should be upgraded`,
+    },
+  ]
+}
+
+const TARGET_NAMES: Record<string, string> = {
+  organisational_units: 'organisational unit',
+  jobs: 'job',
+  job_families: 'job family',
+  jobs_or_job_families: 'job or job family',
+  companies: 'company',
+  courses: 'course',
+  employees: 'employee',
+  vacancies: 'vacancy',
+  skills: 'skill',
+}
+
+async function referenceProblems(list: Reference[], index: ReferenceIndex, kind: EntityKind): Promise<Problem[]> {
+  const problems: Problem[] = []
+  for (const reference of list) {
+    // Parents of organisational units may stand later in the same file: checked after the file.
+    if (kind.entity === 'organisational_units' && reference.path === 'parent_id') continue
+    const set = index.loaded(reference.target)
+    const known = set ? set.has(reference.id) : await index.has(reference.target, reference.id)
+    if (!known) {
+      problems.push({
+        field: reference.path,
+        reason: `${TARGET_NAMES[reference.target]} '${reference.id}' does not exist; ingest it first (404 Not Found)`,
+      })
+    }
+  }
+  return problems
+}
+
+/** Unknown parents and parent chains that would make a cycle, in file order. */
+async function organisationalUnitProblems(rows: GoodRow[], database: TenantDatabase) {
+  const parents = new Map<string, string | null>()
+  for (const row of await database.all<{ external_id: string; parent_id: string | null }>(
+    'SELECT external_id, parent_id FROM organisational_units',
+  )) {
+    parents.set(row.external_id, row.parent_id)
+  }
+  const inFile = new Set(rows.map((row) => row.key))
+  const problems: { row: GoodRow; problem: Problem }[] = []
+  for (const row of rows) {
+    const parent = (row.record.parent_id as string | null | undefined) ?? null
+    if (parent !== null && !parents.has(parent) && !inFile.has(parent)) {
+      problems.push({ row, problem: { field: 'parent_id', reason: `organisational unit '${parent}' does not exist; ingest it first (404 Not Found)` } })
+      continue
+    }
+    // Walk up from the new parent: reaching the row itself means the edge closes a cycle.
+    const seen = new Set<string>([row.key])
+    let cursor = parent
+    let cycle: string[] | null = null
+    const chain = [row.key]
+    while (cursor !== null) {
+      chain.push(cursor)
+      if (seen.has(cursor)) {
+        cycle = chain
+        break
+      }
+      seen.add(cursor)
+      cursor = parents.get(cursor) ?? null
+    }
+    if (cycle) {
+      problems.push({ row, problem: { field: 'parent_id', reason: `parent chain makes a cycle: ${cycle.join(' → ')}; each unit has at most one parent and no unit may be its own ancestor` } })
+      continue
+    }
+    parents.set(row.key, parent)
+  }
+  return problems
+}
+
+async function assignCsvLines(path: string, rejects: Reject[]): Promise<void> {
+  const rejectedLines = new Set(rejects.filter((entry) => entry.row === 0 && entry.line !== null).map((entry) => entry.line as number))
+  const lines = await csvRecordLines(path, rejectedLines)
+  for (const entry of rejects) {
+    if (entry.line === null && entry.row > 0) entry.line = lines[entry.row - 1] ?? null
+  }
+}
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256')
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22 })) hash.update(chunk as Buffer)
+  return hash.digest('hex')
+}

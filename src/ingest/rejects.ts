@@ -1,0 +1,30 @@
+import { mkdirSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { AtomicWriteStream } from '../util/atomic-file.js'
+
+export interface Problem {
+  field: string
+  reason: string
+}
+
+/** A rejected input row: where it was, what is wrong, and the row itself so nothing is lost. */
+export interface Reject {
+  file: string
+  line: number | null
+  row: number
+  field: string
+  reason: string
+  problems: Problem[]
+  record?: unknown
+}
+
+/** Writes `rejects/<file>.ndjson` whole or not at all; an earlier rejects file of the same input is replaced. */
+export async function writeRejects(dir: string, file: string, rejects: Reject[]): Promise<string> {
+  mkdirSync(dir, { recursive: true })
+  const path = join(dir, `${basename(file)}.ndjson`)
+  const stream = new AtomicWriteStream(path)
+  const ordered = [...rejects].sort((a, b) => (a.line ?? a.row) - (b.line ?? b.row) || a.row - b.row)
+  for (const reject of ordered) stream.write(`${JSON.stringify(reject)}\n`)
+  await stream.commit()
+  return path
+}

@@ -1,0 +1,262 @@
+import type { DuckDBAppender } from '@duckdb/node-api'
+import type { TenantDatabase } from '../store/tenant-database.js'
+import type { EntityKind } from './entity-kinds.js'
+import type { GoodRow } from './ingest-file.js'
+import type { Problem } from './rejects.js'
+
+export interface MergeResult {
+  inserted: number
+  updated: number
+  unchanged: number
+  /** Rows the database refused on merge (skill events that exist with other content). */
+  conflicts: { row: GoodRow; problem: Problem }[]
+}
+
+/** Where checked rows wait until the file's transaction merges them into the tenant's tables. */
+export interface Staging {
+  add(row: GoodRow): Promise<void>
+  remove(key: string): void
+  rows(): GoodRow[]
+  merge(): Promise<MergeResult>
+  drop(): Promise<void>
+}
+
+let stagingCounter = 0
+
+export async function stagingFor(kind: EntityKind, database: TenantDatabase): Promise<Staging> {
+  switch (kind.storage) {
+    case 'skill_events':
+      return SkillEventStaging.create(database)
+    case 'definitions':
+      return new DefinitionStaging(database)
+    case 'match_feedback':
+      return new MatchFeedbackStaging(database)
+    case 'doc':
+      return new DocStaging(kind, database)
+  }
+}
+
+/** Entity records (thousands, not millions): kept in memory, last occurrence of a key wins. */
+class DocStaging implements Staging {
+  private readonly byKey = new Map<string, GoodRow>()
+  constructor(
+    private readonly kind: EntityKind,
+    private readonly database: TenantDatabase,
+  ) {}
+
+  async add(row: GoodRow) {
+    this.byKey.delete(row.key)
+    this.byKey.set(row.key, row)
+  }
+  remove(key: string) {
+    this.byKey.delete(key)
+  }
+  rows() {
+    return [...this.byKey.values()]
+  }
+
+  async merge(): Promise<MergeResult> {
+    const table = this.kind.table
+    const columns = this.kind.columns ?? []
+    const stage = `stage_${table}_${++stagingCounter}`
+    await this.database.run(
+      `CREATE TEMP TABLE ${stage} (external_id VARCHAR, ${columns.map((column) => `${column} VARCHAR, `).join('')}doc VARCHAR, doc_hash VARCHAR)`,
+    )
+    const appender = await this.database.appender(stage)
+    for (const row of this.byKey.values()) {
+      appender.appendVarchar(row.key)
+      for (const column of columns) appendNullable(appender, row.record[column])
+      appender.appendVarchar(row.json)
+      appender.appendVarchar(row.hash)
+      appender.endRow()
+    }
+    appender.flushSync()
+    appender.closeSync()
+    const counts = await this.database.one<{ inserted: number; updated: number; unchanged: number }>(
+      `SELECT count(*) FILTER (WHERE t.external_id IS NULL) AS inserted,
+              count(*) FILTER (WHERE t.doc_hash <> s.doc_hash) AS updated,
+              count(*) FILTER (WHERE t.doc_hash = s.doc_hash) AS unchanged
+       FROM ${stage} s LEFT JOIN ${table} t ON t.external_id = s.external_id`,
+    )
+    const list = columns.map((column) => `${column}, `).join('')
+    await this.database.run(
+      `INSERT INTO ${table} (external_id, ${list}doc, doc_hash, updated_at, change_seq)
+       SELECT s.external_id, ${columns.map((column) => `s.${column}, `).join('')}s.doc::JSON, s.doc_hash, now(), nextval('change_seq')
+       FROM ${stage} s LEFT JOIN ${table} t ON t.external_id = s.external_id
+       WHERE t.external_id IS NULL OR t.doc_hash <> s.doc_hash
+       ON CONFLICT (external_id) DO UPDATE SET ${columns.map((column) => `${column} = excluded.${column}, `).join('')}
+         doc = excluded.doc, doc_hash = excluded.doc_hash, updated_at = excluded.updated_at, change_seq = excluded.change_seq`,
+    )
+    await this.database.run(`DROP TABLE ${stage}`)
+    return { inserted: counts?.inserted ?? 0, updated: counts?.updated ?? 0, unchanged: counts?.unchanged ?? 0, conflicts: [] }
+  }
+
+  async drop() {}
+}
+
+function appendNullable(appender: DuckDBAppender, value: unknown) {
+  if (value === undefined || value === null) appender.appendNull()
+  else appender.appendVarchar(String(value))
+}
+
+/** Skill events stream into a temporary table as they are checked: a file may hold millions. */
+class SkillEventStaging implements Staging {
+  private constructor(
+    private readonly database: TenantDatabase,
+    private readonly stage: string,
+    private readonly appender: DuckDBAppender,
+  ) {}
+
+  static async create(database: TenantDatabase) {
+    const stage = `stage_skill_events_${++stagingCounter}`
+    await database.run(
+      `CREATE TEMP TABLE ${stage} (line INTEGER, row INTEGER, external_id VARCHAR, employee_id VARCHAR, event_type VARCHAR, timestamp VARCHAR, content VARCHAR, source VARCHAR, content_hash VARCHAR)`,
+    )
+    return new SkillEventStaging(database, stage, await database.appender(stage))
+  }
+
+  async add(row: GoodRow) {
+    const record = row.record
+    const appender = this.appender
+    if (row.line === null) appender.appendNull()
+    else appender.appendInteger(row.line)
+    appender.appendInteger(row.row)
+    appender.appendVarchar(row.key)
+    appender.appendVarchar(record.employee_id as string)
+    appender.appendVarchar(record.event_type as string)
+    appender.appendVarchar(record.timestamp as string)
+    appender.appendVarchar(JSON.stringify(record.content))
+    appender.appendVarchar(record.source as string)
+    appender.appendVarchar(row.hash)
+    appender.endRow()
+  }
+  remove() {
+    throw new Error('skill events are not removed from staging')
+  }
+  rows(): GoodRow[] {
+    return []
+  }
+
+  async merge(): Promise<MergeResult> {
+    this.appender.flushSync()
+    this.appender.closeSync()
+    const stage = this.stage
+    const conflicting = await this.database.all<{ line: number | null; row: number; external_id: string; record: string }>(
+      `SELECT s.line, s.row, s.external_id,
+              json_object('employee_id', s.employee_id, 'external_id', s.external_id, 'event_type', s.event_type,
+                          'timestamp', s.timestamp, 'content', s.content::JSON, 'source', s.source)::VARCHAR AS record
+       FROM ${stage} s JOIN skill_events e ON e.external_id = s.external_id
+       WHERE e.content_hash <> s.content_hash`,
+    )
+    const counts = await this.database.one<{ inserted: number; unchanged: number }>(
+      `SELECT count(*) FILTER (WHERE e.external_id IS NULL) AS inserted,
+              count(*) FILTER (WHERE e.content_hash = s.content_hash) AS unchanged
+       FROM ${stage} s LEFT JOIN skill_events e ON e.external_id = s.external_id`,
+    )
+    await this.database.run(
+      `INSERT INTO skill_events
+       SELECT s.external_id, s.employee_id, s.event_type, s.timestamp::DATE, s.content::JSON, s.source, s.content_hash,
+              now(), nextval('change_seq')
+       FROM ${stage} s ANTI JOIN skill_events e ON e.external_id = s.external_id`,
+    )
+    return {
+      inserted: counts?.inserted ?? 0,
+      updated: 0,
+      unchanged: counts?.unchanged ?? 0,
+      conflicts: conflicting.map((conflict) => ({
+        row: { line: conflict.line, row: conflict.row, key: conflict.external_id, record: JSON.parse(conflict.record), json: '', hash: '' },
+        problem: {
+          field: 'external_id',
+          reason: `skill event '${conflict.external_id}' already exists with different content (409 Conflict); a skill event cannot be changed, send a new one with its own external_id`,
+        },
+      })),
+    }
+  }
+
+  async drop() {
+    await this.database.run(`DROP TABLE IF EXISTS ${this.stage}`)
+  }
+}
+
+/** Custom property definitions: a definition's type cannot change once made. */
+class DefinitionStaging implements Staging {
+  private readonly byKey = new Map<string, GoodRow>()
+  constructor(private readonly database: TenantDatabase) {}
+  async add(row: GoodRow) {
+    this.byKey.set(row.key, row)
+  }
+  remove(key: string) {
+    this.byKey.delete(key)
+  }
+  rows() {
+    return [...this.byKey.values()]
+  }
+  async merge(): Promise<MergeResult> {
+    const result: MergeResult = { inserted: 0, updated: 0, unchanged: 0, conflicts: [] }
+    for (const row of this.byKey.values()) {
+      const { entity_type, property_name, property_type } = row.record as Record<string, string>
+      const existing = await this.database.one<{ property_type: string }>(
+        'SELECT property_type FROM custom_property_definitions WHERE entity_type = $1 AND property_name = $2',
+        [entity_type as string, property_name as string],
+      )
+      if (!existing) {
+        await this.database.run('INSERT INTO custom_property_definitions VALUES ($1, $2, $3, now())', [
+          entity_type as string,
+          property_name as string,
+          property_type as string,
+        ])
+        result.inserted++
+      } else if (existing.property_type === property_type) {
+        result.unchanged++
+      } else {
+        result.conflicts.push({
+          row,
+          problem: {
+            field: 'property_type',
+            reason: `custom property '${property_name}' of ${entity_type} is already defined as ${existing.property_type} (409 Conflict); a definition's type cannot change`,
+          },
+        })
+      }
+    }
+    return result
+  }
+  async drop() {}
+}
+
+/** Match feedback: one answer per employee and vacancy, the latest wins. */
+class MatchFeedbackStaging implements Staging {
+  private readonly byKey = new Map<string, GoodRow>()
+  constructor(private readonly database: TenantDatabase) {}
+  async add(row: GoodRow) {
+    this.byKey.set(row.key, row)
+  }
+  remove(key: string) {
+    this.byKey.delete(key)
+  }
+  rows() {
+    return [...this.byKey.values()]
+  }
+  async merge(): Promise<MergeResult> {
+    const result: MergeResult = { inserted: 0, updated: 0, unchanged: 0, conflicts: [] }
+    for (const row of this.byKey.values()) {
+      const { employee_id, vacancy_id, feedback, timestamp } = row.record as Record<string, string>
+      const existing = await this.database.one<{ feedback: string; timestamp: Date }>(
+        'SELECT feedback, timestamp FROM match_feedback WHERE employee_id = $1 AND vacancy_id = $2',
+        [employee_id as string, vacancy_id as string],
+      )
+      if (existing && existing.feedback === feedback && existing.timestamp.toISOString().slice(0, 10) === timestamp) {
+        result.unchanged++
+        continue
+      }
+      await this.database.run(
+        `INSERT INTO match_feedback VALUES ($1, $2, $3, $4::DATE, nextval('change_seq'))
+         ON CONFLICT (employee_id, vacancy_id) DO UPDATE SET feedback = excluded.feedback, timestamp = excluded.timestamp, change_seq = excluded.change_seq`,
+        [employee_id as string, vacancy_id as string, feedback as string, timestamp as string],
+      )
+      if (existing) result.updated++
+      else result.inserted++
+    }
+    return result
+  }
+  async drop() {}
+}

@@ -1,0 +1,126 @@
+/**
+ * Numbered schema migrations of a tenant database, applied in order on open. A database made by
+ * an older skillhouse upgrades itself; a database from a newer one is refused. Never edit a
+ * migration that has shipped: add the next number.
+ */
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+const entityTable = (name: string, references: string[] = []) => `
+CREATE TABLE ${name} (
+  external_id VARCHAR PRIMARY KEY,
+  ${references.map((column) => `${column} VARCHAR,`).join('\n  ')}
+  doc JSON NOT NULL,
+  doc_hash VARCHAR NOT NULL,
+  updated_at TIMESTAMP NOT NULL,
+  change_seq BIGINT NOT NULL
+);`
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'entities, skill events and taxonomy',
+    sql: `
+CREATE SEQUENCE change_seq START 1;
+CREATE TABLE settings (key VARCHAR PRIMARY KEY, value JSON NOT NULL);
+CREATE TABLE custom_property_definitions (
+  entity_type VARCHAR NOT NULL,
+  property_name VARCHAR NOT NULL,
+  property_type VARCHAR NOT NULL,
+  created_at TIMESTAMP NOT NULL,
+  PRIMARY KEY (entity_type, property_name)
+);
+${entityTable('companies')}
+${entityTable('organisational_units', ['parent_id'])}
+${entityTable('job_families')}
+${entityTable('jobs', ['job_family_id'])}
+${entityTable('employees', ['organisational_unit_id', 'job_id'])}
+${entityTable('vacancies', ['status', 'job_id', 'company_id', 'organisational_unit_id'])}
+${entityTable('courses')}
+CREATE TABLE match_feedback (
+  employee_id VARCHAR NOT NULL,
+  vacancy_id VARCHAR NOT NULL,
+  feedback VARCHAR NOT NULL,
+  timestamp DATE NOT NULL,
+  change_seq BIGINT NOT NULL,
+  PRIMARY KEY (employee_id, vacancy_id)
+);
+CREATE TABLE skill_events (
+  external_id VARCHAR PRIMARY KEY,
+  employee_id VARCHAR NOT NULL,
+  event_type VARCHAR NOT NULL,
+  timestamp DATE NOT NULL,
+  content JSON NOT NULL,
+  source VARCHAR NOT NULL,
+  content_hash VARCHAR NOT NULL,
+  received_at TIMESTAMP NOT NULL,
+  change_seq BIGINT NOT NULL
+);
+CREATE TABLE ingested_files (
+  checksum VARCHAR NOT NULL,
+  path VARCHAR NOT NULL,
+  entity VARCHAR NOT NULL,
+  rows_read BIGINT NOT NULL,
+  rows_written BIGINT NOT NULL,
+  rows_rejected BIGINT NOT NULL,
+  finished_at TIMESTAMP NOT NULL
+);
+CREATE TABLE domains (
+  external_id VARCHAR NOT NULL, external_vendor VARCHAR NOT NULL, domain_name VARCHAR NOT NULL,
+  custom BOOLEAN NOT NULL, custom_properties JSON, updated_at TIMESTAMP NOT NULL,
+  PRIMARY KEY (external_vendor, external_id)
+);
+CREATE TABLE subdomains (
+  external_id VARCHAR NOT NULL, external_vendor VARCHAR NOT NULL, domain_id VARCHAR NOT NULL,
+  subdomain_name VARCHAR NOT NULL, custom BOOLEAN NOT NULL, custom_properties JSON,
+  updated_at TIMESTAMP NOT NULL, PRIMARY KEY (external_vendor, external_id)
+);
+CREATE TABLE skill_clusters (
+  external_id VARCHAR NOT NULL, external_vendor VARCHAR NOT NULL, subdomain_id VARCHAR NOT NULL,
+  skill_cluster_name VARCHAR NOT NULL, custom BOOLEAN NOT NULL, custom_properties JSON,
+  updated_at TIMESTAMP NOT NULL, PRIMARY KEY (external_vendor, external_id)
+);
+CREATE TABLE skills (
+  external_id VARCHAR NOT NULL, external_vendor VARCHAR NOT NULL, skill_cluster_id VARCHAR,
+  skill_type VARCHAR NOT NULL, description VARCHAR, custom BOOLEAN NOT NULL,
+  custom_properties JSON, content_hash VARCHAR NOT NULL, updated_at TIMESTAMP NOT NULL,
+  PRIMARY KEY (external_vendor, external_id)
+);
+CREATE TABLE skill_labels (
+  external_vendor VARCHAR NOT NULL, skill_id VARCHAR NOT NULL, language VARCHAR NOT NULL,
+  kind VARCHAR NOT NULL, label VARCHAR NOT NULL
+);
+CREATE TABLE outbox (
+  seq BIGINT PRIMARY KEY,
+  id VARCHAR NOT NULL UNIQUE,
+  type VARCHAR NOT NULL,
+  source VARCHAR NOT NULL,
+  subject VARCHAR,
+  time TIMESTAMP NOT NULL,
+  data JSON NOT NULL
+);
+CREATE SEQUENCE outbox_seq START 1;
+`,
+  },
+  {
+    version: 2,
+    name: 'batch runs and the employee index of skill events',
+    sql: `
+CREATE TABLE runs (
+  run_id VARCHAR PRIMARY KEY,
+  kind VARCHAR NOT NULL,
+  started_at TIMESTAMP NOT NULL,
+  finished_at TIMESTAMP,
+  status VARCHAR NOT NULL,
+  stage VARCHAR,
+  summary JSON
+);
+CREATE INDEX skill_events_employee ON skill_events (employee_id);
+`,
+  },
+]
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0

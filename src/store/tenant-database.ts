@@ -1,0 +1,143 @@
+import { existsSync } from 'node:fs'
+import {
+  type DuckDBAppender,
+  type DuckDBConnection,
+  DuckDBInstance,
+  type DuckDBValue,
+} from '@duckdb/node-api'
+import { errors } from '../errors/skillhouse-error.js'
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations.js'
+
+export type SqlParams = DuckDBValue[] | Record<string, DuckDBValue>
+export type Row = Record<string, unknown>
+
+/** Extensions never autoload or install: nothing is downloaded at run time (STACK.md). */
+const OFFLINE_OPTIONS = {
+  autoinstall_known_extensions: 'false',
+  autoload_known_extensions: 'false',
+} as const
+
+/**
+ * One tenant's DuckDB file: the only place in skillhouse that speaks SQL. Opening applies the
+ * pending migrations; a file held by another process is refused with a clear 503.
+ */
+export class TenantDatabase {
+  private constructor(
+    readonly path: string,
+    private readonly instance: DuckDBInstance,
+    readonly connection: DuckDBConnection,
+  ) {}
+
+  /** Opens (creating when `create` is set) the database at `path` and migrates it. */
+  static async open(
+    path: string,
+    options: { create?: boolean; migrations?: readonly Migration[]; readOnly?: boolean } = {},
+  ): Promise<TenantDatabase> {
+    if (!options.create && !existsSync(path)) {
+      throw errors.notFound('tenant database', path, 'create the tenant with `skillhouse tenant create`')
+    }
+    let instance: DuckDBInstance
+    try {
+      instance = await DuckDBInstance.create(path, {
+        ...OFFLINE_OPTIONS,
+        ...(options.readOnly ? { access_mode: 'READ_ONLY' } : {}),
+      })
+    } catch (error) {
+      throw describeOpenFailure(path, error)
+    }
+    const connection = await instance.connect()
+    const database = new TenantDatabase(path, instance, connection)
+    if (!options.readOnly) await database.migrate(options.migrations ?? MIGRATIONS)
+    return database
+  }
+
+  /** Applies every migration newer than the database's version, each in its own transaction. */
+  async migrate(migrations: readonly Migration[]): Promise<number[]> {
+    await this.run(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)',
+    )
+    const current = await this.schemaVersion()
+    const newest = Math.max(LATEST_SCHEMA_VERSION, ...migrations.map((migration) => migration.version))
+    if (current > newest) {
+      throw errors.unavailable(
+        `database ${this.path} has schema version ${current}, newer than this skillhouse understands (${newest}); upgrade skillhouse`,
+      )
+    }
+    const applied: number[] = []
+    for (const migration of migrations) {
+      if (migration.version <= current) continue
+      await this.transaction(async () => {
+        await this.run(migration.sql)
+        await this.run('INSERT INTO schema_migrations VALUES ($1, $2, now())', [migration.version, migration.name])
+      })
+      applied.push(migration.version)
+    }
+    return applied
+  }
+
+  async schemaVersion(): Promise<number> {
+    const row = await this.one<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations')
+    return row?.version ?? 0
+  }
+
+  async run(sql: string, params?: SqlParams): Promise<void> {
+    await this.connection.run(sql, params)
+  }
+
+  /** Rows as plain objects; BIGINT values become numbers when they are safe integers. */
+  async all<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T[]> {
+    const reader = await this.connection.runAndReadAll(sql, params)
+    return reader.getRowObjectsJS().map((row) => normaliseRow(row) as T)
+  }
+
+  async one<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0]
+  }
+
+  /** Runs `work` in one transaction: all of it commits, or none of it does. */
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    await this.run('BEGIN TRANSACTION')
+    try {
+      const result = await work()
+      await this.run('COMMIT')
+      return result
+    } catch (error) {
+      await this.run('ROLLBACK').catch(() => undefined)
+      throw error
+    }
+  }
+
+  async appender(table: string): Promise<DuckDBAppender> {
+    return this.connection.createAppender(table)
+  }
+
+  /** Forces the write-ahead log into the database file. */
+  async checkpoint(): Promise<void> {
+    await this.run('CHECKPOINT')
+  }
+
+  close(): void {
+    this.connection.closeSync()
+    this.instance.closeSync()
+  }
+}
+
+function normaliseRow(row: Record<string, unknown>): Row {
+  for (const [key, value] of Object.entries(row)) {
+    if (typeof value === 'bigint' && value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)) {
+      row[key] = Number(value)
+    }
+  }
+  return row
+}
+
+function describeOpenFailure(path: string, error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error)
+  if (/lock/i.test(message)) {
+    const pid = /PID (\d+)/.exec(message)?.[1]
+    return errors.unavailable(
+      `tenant database ${path} is in use by another skillhouse process${pid ? ` (PID ${pid})` : ''}: a server or a batch command holds it; stop that process or wait until it finishes, then retry`,
+    )
+  }
+  return errors.unavailable(`cannot open tenant database ${path}: ${message}`)
+}

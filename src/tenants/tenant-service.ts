@@ -1,0 +1,183 @@
+import { existsSync, rmSync } from 'node:fs'
+import { errors } from '../errors/skillhouse-error.js'
+import { TenantSettings, type TenantSettings as TenantSettingsType } from '../schemas/index.js'
+import { TenantDatabase } from '../store/tenant-database.js'
+import { ensureDataDir, tenantDatabaseFile } from './data-directory.js'
+import { newOAuthClient, type TenantEntry, TenantRegistry } from './tenant-registry.js'
+
+export const DEFAULT_SERVER_ORIGIN = 'http://127.0.0.1:8080'
+
+export interface CreateTenantOptions {
+  dataDir: string
+  name: string
+  region: string
+  modelConfiguration?: string | undefined
+  vendors?: string[] | undefined
+  languages?: string[] | undefined
+  proficiencyMatching?: boolean | undefined
+  useCriticalities?: boolean | undefined
+  /** Origin the server is reached at; the tenant's base URL is `{origin}/{tenant}/{region}`. */
+  origin?: string | undefined
+  /** Called with the open database after creation, e.g. to load the default vocabulary. */
+  initialise?: (database: TenantDatabase, settings: TenantSettingsType) => Promise<void>
+}
+
+export interface CreatedTenant {
+  tenant: string
+  region: string
+  base_url: string
+  database: string
+  client_id: string
+  client_secret: string
+  settings: TenantSettingsType
+}
+
+/** Creates a tenant: its settings, its database (migrated), its first OAuth client. */
+export async function createTenant(options: CreateTenantOptions): Promise<CreatedTenant> {
+  const registry = TenantRegistry.load(ensureDataDir(options.dataDir))
+  const parsed = TenantSettings.safeParse({
+    name: options.name,
+    region: options.region,
+    model_configuration: options.modelConfiguration,
+    vendors: options.vendors?.length ? unique(['vendor_default', ...options.vendors]) : undefined,
+    languages: options.languages?.length ? options.languages : undefined,
+    features: {
+      proficiency_matching: options.proficiencyMatching ?? false,
+      use_criticalities: options.useCriticalities ?? false,
+    },
+    created_at: new Date().toISOString(),
+  })
+  if (!parsed.success) {
+    throw errors.unprocessable(
+      parsed.error.issues.map((issue) => `${flagName(issue.path)}: ${issue.message}`),
+    )
+  }
+  const settings = parsed.data
+  if (registry.find(settings.name)) throw errors.conflict('tenant', settings.name)
+  const path = tenantDatabaseFile(options.dataDir, settings.name)
+  if (existsSync(path)) {
+    throw errors.conflict('tenant database', path)
+  }
+  const baseUrl = `${(options.origin ?? DEFAULT_SERVER_ORIGIN).replace(/\/+$/, '')}/${settings.name}/${settings.region}`
+  const database = await TenantDatabase.open(path, { create: true })
+  try {
+    await writeSettings(database, settings, baseUrl)
+    await options.initialise?.(database, settings)
+    await database.checkpoint()
+  } catch (error) {
+    database.close()
+    rmSync(path, { force: true })
+    rmSync(`${path}.wal`, { force: true })
+    throw error
+  }
+  database.close()
+  const { client, secret } = newOAuthClient(['read', 'write'])
+  const entry: TenantEntry = { settings, base_url: baseUrl, clients: [client] }
+  registry.put(entry)
+  registry.save()
+  return {
+    tenant: settings.name,
+    region: settings.region,
+    base_url: baseUrl,
+    database: path,
+    client_id: client.client_id,
+    client_secret: secret,
+    settings,
+  }
+}
+
+async function writeSettings(database: TenantDatabase, settings: TenantSettingsType, baseUrl: string) {
+  const values: Record<string, unknown> = { ...settings, base_url: baseUrl }
+  for (const [key, value] of Object.entries(values)) {
+    await database.run('INSERT OR REPLACE INTO settings VALUES ($1, $2)', [key, JSON.stringify(value)])
+  }
+}
+
+/** An open tenant: its registry entry and its database. Close the database when done. */
+export interface OpenTenant {
+  entry: TenantEntry
+  settings: TenantSettingsType
+  baseUrl: string
+  database: TenantDatabase
+  dataDir: string
+}
+
+export async function openTenant(dataDir: string, name: string | undefined): Promise<OpenTenant> {
+  const registry = TenantRegistry.load(dataDir)
+  const entry = registry.pick(name)
+  const database = await TenantDatabase.open(tenantDatabaseFile(dataDir, entry.settings.name))
+  return { entry, settings: entry.settings, baseUrl: entry.base_url, database, dataDir }
+}
+
+/** Runs `work` on an open tenant and always closes its database. */
+export async function withTenant<T>(
+  dataDir: string,
+  name: string | undefined,
+  work: (tenant: OpenTenant) => Promise<T>,
+): Promise<T> {
+  const tenant = await openTenant(dataDir, name)
+  try {
+    return await work(tenant)
+  } finally {
+    tenant.database.close()
+  }
+}
+
+export interface TenantSummary {
+  tenant: string
+  region: string
+  model_configuration: string
+  vendors: string[]
+  languages: string[]
+  base_url: string
+  counts: Record<string, number> | null
+  last_run: { run_id: string; kind: string; status: string; finished_at: string | null } | null
+  note?: string
+}
+
+const COUNTED_TABLES = ['employees', 'skill_events', 'jobs', 'job_families', 'vacancies', 'courses', 'organisational_units', 'companies'] as const
+
+/** Every tenant with its region, counts and last run; a database in use elsewhere is reported, not fatal. */
+export async function listTenants(dataDir: string): Promise<TenantSummary[]> {
+  const registry = TenantRegistry.load(dataDir)
+  const summaries: TenantSummary[] = []
+  for (const entry of registry.list()) {
+    const summary: TenantSummary = {
+      tenant: entry.settings.name,
+      region: entry.settings.region,
+      model_configuration: entry.settings.model_configuration,
+      vendors: entry.settings.vendors,
+      languages: entry.settings.languages,
+      base_url: entry.base_url,
+      counts: null,
+      last_run: null,
+    }
+    try {
+      const database = await TenantDatabase.open(tenantDatabaseFile(dataDir, entry.settings.name))
+      try {
+        const counts: Record<string, number> = {}
+        for (const table of COUNTED_TABLES) {
+          const row = await database.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)
+          counts[table] = row?.n ?? 0
+        }
+        summary.counts = counts
+        const run = await database.one<{ run_id: string; kind: string; status: string; finished_at: Date | null }>(
+          'SELECT run_id, kind, status, finished_at FROM runs ORDER BY started_at DESC LIMIT 1',
+        )
+        summary.last_run = run
+          ? { run_id: run.run_id, kind: run.kind, status: run.status, finished_at: run.finished_at?.toISOString?.() ?? null }
+          : null
+      } finally {
+        database.close()
+      }
+    } catch (error) {
+      summary.note = (error as Error).message
+    }
+    summaries.push(summary)
+  }
+  return summaries
+}
+
+const unique = <T>(values: T[]) => [...new Set(values)]
+const flagName = (path: PropertyKey[]) =>
+  `--${String(path[0] ?? 'value').replace('model_configuration', 'model-config').replace('vendors', 'vendor').replace('languages', 'language')}`

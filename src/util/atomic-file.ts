@@ -1,0 +1,49 @@
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { createWriteStream, type WriteStream } from 'node:fs'
+import { dirname, join, basename } from 'node:path'
+
+/** Writes a whole file or nothing: a temporary sibling, fsync, then rename over the target. */
+export function writeFileAtomic(path: string, content: string | Uint8Array): void {
+  const temporary = temporaryPath(path)
+  const fd = openSync(temporary, 'w')
+  try {
+    writeSync(fd, typeof content === "string" ? Buffer.from(content) : content)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  renameSync(temporary, path)
+}
+
+const temporaryPath = (path: string) => join(dirname(path), `.${basename(path)}.${process.pid}.tmp`)
+
+/**
+ * A stream to a temporary sibling that becomes `path` only on `commit()`; `abort()` removes it.
+ * A crash leaves the old file (or none), never a half-written one.
+ */
+export class AtomicWriteStream {
+  private readonly temporary: string
+  private readonly stream: WriteStream
+
+  constructor(readonly path: string) {
+    this.temporary = temporaryPath(path)
+    this.stream = createWriteStream(this.temporary)
+  }
+
+  write(chunk: string): boolean {
+    return this.stream.write(chunk)
+  }
+
+  async commit(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.stream.once('error', reject)
+      this.stream.end(() => resolve())
+    })
+    renameSync(this.temporary, this.path)
+  }
+
+  async abort(): Promise<void> {
+    await new Promise<void>((resolve) => this.stream.end(() => resolve()))
+    rmSync(this.temporary, { force: true })
+  }
+}
