@@ -4,7 +4,8 @@ import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { type GenerateResult, generateTenant } from '../src/generate/generate-tenant.js'
 
 export default class Generate extends SkillhouseCommand {
-  static override summary = 'Write a deterministic synthetic tenant (all entities and skill events) at any scale'
+  static override summary =
+    'Write a deterministic synthetic tenant (all entities and skill events) at any scale'
   static override description =
     'The same options and seed give the same bytes. Texts are made of the default vocabulary, so extraction finds skills in them. Ingest the folder with `skillhouse ingest DIR`.'
   static override examples = [
@@ -18,7 +19,11 @@ export default class Generate extends SkillhouseCommand {
     vacancies: Flags.integer({ description: 'number of vacancies (default employees / 5)', min: 1 }),
     courses: Flags.integer({ description: 'number of courses', min: 1 }),
     seed: Flags.integer({ description: 'seed of the random generator', default: 1 }),
-    'events-format': Flags.string({ description: 'format of the skill events file', options: ['ndjson', 'csv'], default: 'ndjson' }),
+    'events-format': Flags.string({
+      description: 'format of the skill events file',
+      options: ['ndjson', 'csv'],
+      default: 'ndjson',
+    }),
     out: Flags.string({ description: 'folder to write the files to', required: true }),
   }
 
@@ -35,7 +40,8 @@ export default class Generate extends SkillhouseCommand {
       courses: flags.courses,
       eventsFormat: flags['events-format'] as 'ndjson' | 'csv',
       onProgress: (written, total) => {
-        if (spinner) spinner.text = `skill events ${written.toLocaleString('en')} / ${total.toLocaleString('en')}`
+        if (spinner)
+          spinner.text = `skill events ${written.toLocaleString('en')} / ${total.toLocaleString('en')}`
       },
     })
     spinner?.stop()

@@ -7,7 +7,8 @@ import { withTenant } from '../src/tenants/tenant-service.js'
 
 export default class Ingest extends SkillhouseCommand {
   static override summary = "Load a tenant's data files (CSV, NDJSON, JSON array, Parquet) into its database"
-  static override description = `Each file's entity comes from its name up to the first dot (employees.csv, skill_events.2026-11-21.ndjson) or from --entity; a folder is read in dependency order. Every row is checked by the schemas and by its references; good rows are upserted by external_id, each file in one transaction; bad rows go to <rejects-dir>/<file>.ndjson with line, field and reason, and the command exits with 3.`
+  static override description =
+    `Each file's entity comes from its name up to the first dot (employees.csv, skill_events.2026-11-21.ndjson) or from --entity; a folder is read in dependency order. Every row is checked by the schemas and by its references; good rows are upserted by external_id, each file in one transaction; bad rows go to <rejects-dir>/<file>.ndjson with line, field and reason, and the command exits with 3.`
   static override examples = [
     '<%= config.bin %> ingest fixtures/demo',
     '<%= config.bin %> ingest exports/people.csv --entity employees --tenant acme',
@@ -51,7 +52,9 @@ export default class Ingest extends SkillhouseCommand {
       if (file.rejects_file) this.log(`${''.padEnd(28)} rejects: ${file.rejects_file}`)
     }
     for (const skipped of summary.skipped) this.note(`skipped ${skipped.path}: ${skipped.reason}`)
-    this.log(`${summary.rows_read} rows read, ${summary.rows_written} written, ${summary.rows_rejected} rejected in ${summary.seconds.toFixed(1)} s`)
+    this.log(
+      `${summary.rows_read} rows read, ${summary.rows_written} written, ${summary.rows_rejected} rejected in ${summary.seconds.toFixed(1)} s`,
+    )
     if (summary.rows_rejected > 0) process.exitCode = 3
     return summary
   }

@@ -12,15 +12,30 @@ export default class TenantCreate extends SkillhouseCommand {
     '<%= config.bin %> tenant create acme --region eu',
     '<%= config.bin %> tenant create acme --region eu --model-config MC_2024_Q3_V1 --vendor vendor_a --proficiency-matching',
   ]
-  static override args = { name: Args.string({ description: 'tenant name (lower-case letters, digits, hyphens)', required: true }) }
+  static override args = {
+    name: Args.string({ description: 'tenant name (lower-case letters, digits, hyphens)', required: true }),
+  }
   static override flags = {
     region: Flags.string({ description: 'region of the tenant', options: [...REGIONS], required: true }),
     'model-config': Flags.string({ description: 'model configuration', options: [...MODEL_CONFIGURATIONS] }),
-    vendor: Flags.string({ description: 'activate a vocabulary vendor (repeatable)', options: [...VENDORS], multiple: true }),
-    language: Flags.string({ description: 'activate a vocabulary language (repeatable)', options: [...VOCAB_LANGUAGES], multiple: true }),
-    'proficiency-matching': Flags.boolean({ description: 'enable matching with skill properties (proficiency)' }),
+    vendor: Flags.string({
+      description: 'activate a vocabulary vendor (repeatable)',
+      options: [...VENDORS],
+      multiple: true,
+    }),
+    language: Flags.string({
+      description: 'activate a vocabulary language (repeatable)',
+      options: [...VOCAB_LANGUAGES],
+      multiple: true,
+    }),
+    'proficiency-matching': Flags.boolean({
+      description: 'enable matching with skill properties (proficiency)',
+    }),
     'use-criticalities': Flags.boolean({ description: 'enable the use_criticalities feature flag' }),
-    origin: Flags.string({ description: 'origin the server is reached at', default: 'http://127.0.0.1:8080' }),
+    origin: Flags.string({
+      description: 'origin the server is reached at',
+      default: 'http://127.0.0.1:8080',
+    }),
   }
 
   async run(): Promise<CreatedTenant> {

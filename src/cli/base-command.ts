@@ -2,7 +2,9 @@ import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { isSkillhouseError } from '../errors/skillhouse-error.js'
 import { resolveDataDir } from '../tenants/data-directory.js'
 
-export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof SkillhouseCommand)['baseFlags'] & T['flags']>
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
+  (typeof SkillhouseCommand)['baseFlags'] & T['flags']
+>
 
 /**
  * Shared by every command: `--json` (result on stdout, logs on stderr), `--data-dir`, and the
@@ -14,7 +16,8 @@ export abstract class SkillhouseCommand extends Command {
 
   static override baseFlags = {
     'data-dir': Flags.directory({
-      description: 'data directory (tenants.json and one DuckDB file per tenant); else $SKILLHOUSE_HOME, else ./.skillhouse',
+      description:
+        'data directory (tenants.json and one DuckDB file per tenant); else $SKILLHOUSE_HOME, else ./.skillhouse',
       helpGroup: 'GLOBAL',
     }),
   }

@@ -45,47 +45,154 @@ const CITIES: { country: string; postal: string; lat: number; lng: number; lang:
   { country: 'GB', postal: 'EH1', lat: 55.9521, lng: -3.1965, lang: 'en' },
 ]
 
-const TEMPLATES: Record<Lang, { job: string[]; project: string[]; learning: string[]; ticket: string[]; feedback: string[]; goal: string[] }> = {
+const TEMPLATES: Record<
+  Lang,
+  {
+    job: string[]
+    project: string[]
+    learning: string[]
+    ticket: string[]
+    feedback: string[]
+    goal: string[]
+  }
+> = {
   en: {
-    job: ['Responsible for {0} and {1}; day to day work with {2}.', 'Led the {0} work stream, introduced {1} and coached colleagues in {2}.', 'Hands-on {0} with a strong focus on {1} and {2}.'],
-    project: ['Delivered a {0} project using {1} and {2}.', 'Migrated the team to {0}; set up {1} and documented {2}.', 'Built a proof of concept combining {0} with {1}.'],
+    job: [
+      'Responsible for {0} and {1}; day to day work with {2}.',
+      'Led the {0} work stream, introduced {1} and coached colleagues in {2}.',
+      'Hands-on {0} with a strong focus on {1} and {2}.',
+    ],
+    project: [
+      'Delivered a {0} project using {1} and {2}.',
+      'Migrated the team to {0}; set up {1} and documented {2}.',
+      'Built a proof of concept combining {0} with {1}.',
+    ],
     learning: ['Course on {0} and {1}', 'Advanced {0} workshop', 'Introduction to {0} with exercises in {1}'],
-    ticket: ['Fix {0} issue in the {1} module', 'Add {0} support to the {1} report', 'Investigate {0} failure after {1} change'],
-    feedback: ['Shows real expertise in {0} and is the go-to person for {1}.', 'Very strong in {0}; should grow in {1}.'],
+    ticket: [
+      'Fix {0} issue in the {1} module',
+      'Add {0} support to the {1} report',
+      'Investigate {0} failure after {1} change',
+    ],
+    feedback: [
+      'Shows real expertise in {0} and is the go-to person for {1}.',
+      'Very strong in {0}; should grow in {1}.',
+    ],
     goal: ['Become proficient in {0}', 'Obtain a certification in {0} and apply {1}'],
   },
   nl: {
-    job: ['Verantwoordelijk voor {0} en {1}; dagelijks werk met {2}.', 'Trok het {0}-traject, voerde {1} in en coachte collega’s in {2}.', 'Praktische ervaring met {0}, met focus op {1} en {2}.'],
-    project: ['Project opgeleverd rond {0} met {1} en {2}.', 'Migratie naar {0} begeleid; {1} opgezet en {2} gedocumenteerd.'],
+    job: [
+      'Verantwoordelijk voor {0} en {1}; dagelijks werk met {2}.',
+      'Trok het {0}-traject, voerde {1} in en coachte collega’s in {2}.',
+      'Praktische ervaring met {0}, met focus op {1} en {2}.',
+    ],
+    project: [
+      'Project opgeleverd rond {0} met {1} en {2}.',
+      'Migratie naar {0} begeleid; {1} opgezet en {2} gedocumenteerd.',
+    ],
     learning: ['Opleiding {0} en {1}', 'Workshop {0} voor gevorderden'],
     ticket: ['Probleem met {0} in module {1} oplossen', 'Ondersteuning voor {0} toevoegen aan {1}'],
-    feedback: ['Toont echte expertise in {0} en is het aanspreekpunt voor {1}.', 'Zeer sterk in {0}; kan nog groeien in {1}.'],
+    feedback: [
+      'Toont echte expertise in {0} en is het aanspreekpunt voor {1}.',
+      'Zeer sterk in {0}; kan nog groeien in {1}.',
+    ],
     goal: ['Vaardig worden in {0}', 'Certificaat behalen in {0} en {1} toepassen'],
   },
   fr: {
-    job: ['Responsable de {0} et de {1} ; travail quotidien avec {2}.', 'A piloté le chantier {0}, introduit {1} et formé les collègues à {2}.', 'Expérience concrète en {0}, avec un accent sur {1} et {2}.'],
-    project: ['Projet livré autour de {0} avec {1} et {2}.', 'Migration vers {0} ; mise en place de {1} et documentation de {2}.'],
+    job: [
+      'Responsable de {0} et de {1} ; travail quotidien avec {2}.',
+      'A piloté le chantier {0}, introduit {1} et formé les collègues à {2}.',
+      'Expérience concrète en {0}, avec un accent sur {1} et {2}.',
+    ],
+    project: [
+      'Projet livré autour de {0} avec {1} et {2}.',
+      'Migration vers {0} ; mise en place de {1} et documentation de {2}.',
+    ],
     learning: ['Formation {0} et {1}', 'Atelier avancé {0}'],
     ticket: ['Corriger un problème de {0} dans le module {1}', 'Ajouter la prise en charge de {0} dans {1}'],
-    feedback: ['Fait preuve d’une vraie expertise en {0} et est la référence pour {1}.', 'Très solide en {0} ; peut progresser en {1}.'],
+    feedback: [
+      'Fait preuve d’une vraie expertise en {0} et est la référence pour {1}.',
+      'Très solide en {0} ; peut progresser en {1}.',
+    ],
     goal: ['Maîtriser {0}', 'Obtenir une certification en {0} et appliquer {1}'],
   },
   de: {
-    job: ['Verantwortlich für {0} und {1}; tägliche Arbeit mit {2}.', 'Leitete den Bereich {0}, führte {1} ein und schulte Kollegen in {2}.', 'Praktische Erfahrung in {0} mit Schwerpunkt auf {1} und {2}.'],
-    project: ['Projekt rund um {0} mit {1} und {2} umgesetzt.', 'Migration auf {0} begleitet; {1} eingeführt und {2} dokumentiert.'],
+    job: [
+      'Verantwortlich für {0} und {1}; tägliche Arbeit mit {2}.',
+      'Leitete den Bereich {0}, führte {1} ein und schulte Kollegen in {2}.',
+      'Praktische Erfahrung in {0} mit Schwerpunkt auf {1} und {2}.',
+    ],
+    project: [
+      'Projekt rund um {0} mit {1} und {2} umgesetzt.',
+      'Migration auf {0} begleitet; {1} eingeführt und {2} dokumentiert.',
+    ],
     learning: ['Schulung {0} und {1}', 'Fortgeschrittenen-Workshop {0}'],
     ticket: ['Fehler bei {0} im Modul {1} beheben', 'Unterstützung für {0} in {1} ergänzen'],
-    feedback: ['Zeigt echte Expertise in {0} und ist Ansprechpartner für {1}.', 'Sehr stark in {0}; Entwicklungspotenzial bei {1}.'],
+    feedback: [
+      'Zeigt echte Expertise in {0} und ist Ansprechpartner für {1}.',
+      'Sehr stark in {0}; Entwicklungspotenzial bei {1}.',
+    ],
     goal: ['Sicher werden in {0}', 'Zertifizierung in {0} erwerben und {1} anwenden'],
   },
 }
 
-const FIRST = ['Anna', 'Pieter', 'Sophie', 'Lukas', 'Emma', 'Thomas', 'Julie', 'Jan', 'Marie', 'David', 'Sarah', 'Noah', 'Lena', 'Hugo', 'Eva', 'Tom', 'Léa', 'Max', 'Fleur', 'Omar']
-const LAST = ['Peeters', 'Janssens', 'de Vries', 'Bakker', 'Martin', 'Bernard', 'Müller', 'Schmidt', 'Smith', 'Jones', 'Dubois', 'Visser', 'Maes', 'Weber', 'Taylor', 'Lambert', 'Meyer', 'Claes', 'Wouters', 'Brown']
+const FIRST = [
+  'Anna',
+  'Pieter',
+  'Sophie',
+  'Lukas',
+  'Emma',
+  'Thomas',
+  'Julie',
+  'Jan',
+  'Marie',
+  'David',
+  'Sarah',
+  'Noah',
+  'Lena',
+  'Hugo',
+  'Eva',
+  'Tom',
+  'Léa',
+  'Max',
+  'Fleur',
+  'Omar',
+]
+const LAST = [
+  'Peeters',
+  'Janssens',
+  'de Vries',
+  'Bakker',
+  'Martin',
+  'Bernard',
+  'Müller',
+  'Schmidt',
+  'Smith',
+  'Jones',
+  'Dubois',
+  'Visser',
+  'Maes',
+  'Weber',
+  'Taylor',
+  'Lambert',
+  'Meyer',
+  'Claes',
+  'Wouters',
+  'Brown',
+]
 const SENIORITY = ['Junior', 'Medior', 'Senior', 'Lead', 'Principal']
 const EVENT_MIX: [string, number][] = [
-  ['working_history', 22], ['learning', 14], ['project', 14], ['education_history', 5], ['certificate', 5],
-  ['resume_document', 4], ['feedback', 6], ['goal', 5], ['ticket', 10], ['merge_request', 8], ['skill_notes', 5], ['skill_profile_feedback', 2],
+  ['working_history', 22],
+  ['learning', 14],
+  ['project', 14],
+  ['education_history', 5],
+  ['certificate', 5],
+  ['resume_document', 4],
+  ['feedback', 6],
+  ['goal', 5],
+  ['ticket', 10],
+  ['merge_request', 8],
+  ['skill_notes', 5],
+  ['skill_profile_feedback', 2],
 ]
 
 /**
@@ -128,10 +235,17 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
   await writer('custom_property_definitions.csv', (out) => {
     out.header('entity_type,property_name,property_type')
     for (const row of [
-      'employees,contract_type,text', 'employees,fte,number', 'employees,remote_ok,boolean', 'employees,mobility_regions,list[text]',
-      'vacancies,contract_type,text', 'vacancies,min_fte,number', 'vacancies,remote_possible,boolean', 'vacancies,regions,list[text]',
+      'employees,contract_type,text',
+      'employees,fte,number',
+      'employees,remote_ok,boolean',
+      'employees,mobility_regions,list[text]',
+      'vacancies,contract_type,text',
+      'vacancies,min_fte,number',
+      'vacancies,remote_possible,boolean',
+      'vacancies,regions,list[text]',
       'job_architecture/jobs,job_grade,number',
-    ]) out.line(row)
+    ])
+      out.line(row)
   })
 
   const divisions = 8
@@ -143,7 +257,8 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
     out.line('ou-root,Group,')
     for (let d = 0; d < divisions; d++) {
       out.line(`ou-d${d},Division ${d + 1},ou-root`)
-      for (let p = 0; p < departmentsPerDivision; p++) out.line(`ou-d${d}-p${p},Department ${d + 1}.${p + 1},ou-d${d}`)
+      for (let p = 0; p < departmentsPerDivision; p++)
+        out.line(`ou-d${d}-p${p},Department ${d + 1}.${p + 1},ou-d${d}`)
     }
     for (let t = 0; t < teams; t++) {
       const d = t % divisions
@@ -156,7 +271,12 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
   await writer('companies.ndjson', (out) => {
     for (let c = 0; c < 5; c++) {
       const city = CITIES[c * 3] as (typeof CITIES)[number]
-      out.json({ external_id: `co-${c}`, name: `Company ${c + 1}`, vat: `${city.country}0${String(100000000 + c * 7919).slice(0, 9)}`, location: { lat: city.lat, lng: city.lng } })
+      out.json({
+        external_id: `co-${c}`,
+        name: `Company ${c + 1}`,
+        vat: `${city.country}0${String(100000000 + c * 7919).slice(0, 9)}`,
+        location: { lat: city.lat, lng: city.lng },
+      })
     }
   })
 
@@ -167,7 +287,11 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
         external_id: `jf-${f}`,
         name: `Family ${f + 1}: ${words(pool[0] as SampleSkill, 'en')}`,
         description: fill(random.pick(TEMPLATES.en.job), 'en', pool),
-        skills: random.sample(pool, Math.min(5, pool.length)).map((skill) => ({ skill_id: skill.id, proficiency_level: random.between(2, 5), critical: random.chance(0.3) })),
+        skills: random.sample(pool, Math.min(5, pool.length)).map((skill) => ({
+          skill_id: skill.id,
+          proficiency_level: random.between(2, 5),
+          critical: random.chance(0.3),
+        })),
       })
     }
   })
@@ -190,7 +314,13 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
     for (let c = 0; c < courseCount; c++) {
       const pool = random.pick(clusters)
       const lang = random.pick(LANGS)
-      out.json({ external_id: `course-${c}`, title: fill(random.pick(TEMPLATES[lang].learning), lang, pool), description: fill(random.pick(TEMPLATES[lang].project), lang, pool), language: lang, duration_hours: random.between(2, 40) })
+      out.json({
+        external_id: `course-${c}`,
+        title: fill(random.pick(TEMPLATES[lang].learning), lang, pool),
+        description: fill(random.pick(TEMPLATES[lang].project), lang, pool),
+        language: lang,
+        duration_hours: random.between(2, 40),
+      })
     }
   })
 
@@ -199,7 +329,12 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
       const job = random.int(jobCount)
       const pool = jobSkills[job] as SampleSkill[]
       const city = random.pick(CITIES)
-      const location = random.chance(0.5) ? { lat: round(city.lat + (random.next() - 0.5) / 10), lng: round(city.lng + (random.next() - 0.5) / 10) } : { country: city.country, postal_code: city.postal }
+      const location = random.chance(0.5)
+        ? {
+            lat: round(city.lat + (random.next() - 0.5) / 10),
+            lng: round(city.lng + (random.next() - 0.5) / 10),
+          }
+        : { country: city.country, postal_code: city.postal }
       out.json({
         external_id: `vac-${v}`,
         title: `${random.pick(SENIORITY)} ${words(pool[0] as SampleSkill, city.lang)}`,
@@ -209,9 +344,19 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
         company_id: `co-${random.int(5)}`,
         organisational_unit_id: random.pick(units),
         location,
-        languages: [{ language: city.lang, level: random.between(2, 5) }, ...(city.lang !== 'en' && random.chance(0.5) ? [{ language: 'en', level: random.between(2, 4) }] : [])],
+        languages: [
+          { language: city.lang, level: random.between(2, 5) },
+          ...(city.lang !== 'en' && random.chance(0.5)
+            ? [{ language: 'en', level: random.between(2, 4) }]
+            : []),
+        ],
         published_date: isoDate(2025, random.int(600)),
-        custom_properties: { contract_type: random.pick(['permanent', 'temporary', 'freelance']), min_fte: random.pick([0.5, 0.8, 1]), remote_possible: random.chance(0.4), regions: [city.country] },
+        custom_properties: {
+          contract_type: random.pick(['permanent', 'temporary', 'freelance']),
+          min_fte: random.pick([0.5, 0.8, 1]),
+          remote_possible: random.chance(0.4),
+          regions: [city.country],
+        },
       })
     }
   })
@@ -231,10 +376,20 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
         organisational_unit_id: random.pick(units),
         job_id: `job-${job}`,
         hire_date: isoDate(2005, random.int(7000)),
-        location: random.chance(0.7) ? { country: city.country, postal_code: city.postal } : { lat: city.lat, lng: city.lng },
-        languages: [{ language: city.lang, level: 5 }, ...(city.lang !== 'en' ? [{ language: 'en', level: random.between(2, 5) }] : [])],
+        location: random.chance(0.7)
+          ? { country: city.country, postal_code: city.postal }
+          : { lat: city.lat, lng: city.lng },
+        languages: [
+          { language: city.lang, level: 5 },
+          ...(city.lang !== 'en' ? [{ language: 'en', level: random.between(2, 5) }] : []),
+        ],
         ...(random.chance(0.3) ? { desired_functions: [`job-${random.int(jobCount)}`] } : {}),
-        custom_properties: { contract_type: random.pick(['permanent', 'temporary', 'freelance']), fte: random.pick([0.5, 0.8, 1]), remote_ok: random.chance(0.5), mobility_regions: [city.country] },
+        custom_properties: {
+          contract_type: random.pick(['permanent', 'temporary', 'freelance']),
+          fte: random.pick([0.5, 0.8, 1]),
+          remote_ok: random.chance(0.5),
+          mobility_regions: [city.country],
+        },
       })
     }
   })
@@ -261,7 +416,9 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
         source: random.pick(['workday', 'cornerstone', 'jira', 'gitlab', 'cv-parser', 'manager-portal']),
       }
       if (eventsFormat === 'csv') {
-        out.line(`${event.employee_id},${event.external_id},${event.event_type},${event.timestamp},${event.source},${csvQuote(JSON.stringify(event.content))}`)
+        out.line(
+          `${event.employee_id},${event.external_id},${event.event_type},${event.timestamp},${event.source},${csvQuote(JSON.stringify(event.content))}`,
+        )
       } else out.json(event)
       if (index % 10_000 === 9_999) await out.drained()
       if (index % 100_000 === 99_999) options.onProgress?.(index + 1, eventCount)
@@ -285,28 +442,68 @@ function eventContent(
   switch (type) {
     case 'working_history': {
       const start = isoDate(2010, Math.max(0, day - random.int(2000)))
-      return { job_title: `${random.pick(SENIORITY)} ${words(skill, lang)}`, start_date: start, ...(random.chance(0.7) ? { end_date: isoDate(2015, day) } : {}), company: `Company ${random.between(1, 400)}`, job_description: `${fill(random.pick(t.job), lang, pool)} ${fill(random.pick(t.project), lang, pool)}` }
+      return {
+        job_title: `${random.pick(SENIORITY)} ${words(skill, lang)}`,
+        start_date: start,
+        ...(random.chance(0.7) ? { end_date: isoDate(2015, day) } : {}),
+        company: `Company ${random.between(1, 400)}`,
+        job_description: `${fill(random.pick(t.job), lang, pool)} ${fill(random.pick(t.project), lang, pool)}`,
+      }
     }
     case 'education_history':
-      return { degree: random.pick(['BSc', 'MSc', 'Bachelor', 'Master']), field_of_study: words(skill, lang), institution: `University ${random.between(1, 60)}`, description: fill(random.pick(t.learning), lang, pool) }
+      return {
+        degree: random.pick(['BSc', 'MSc', 'Bachelor', 'Master']),
+        field_of_study: words(skill, lang),
+        institution: `University ${random.between(1, 60)}`,
+        description: fill(random.pick(t.learning), lang, pool),
+      }
     case 'resume_document':
       return { text: [0, 1, 2, 3].map(() => fill(random.pick(t.job), lang, pool)).join('\n') }
     case 'learning':
-      return { title: fill(random.pick(t.learning), lang, pool), description: fill(random.pick(t.project), lang, pool), duration_hours: random.between(1, 40) }
+      return {
+        title: fill(random.pick(t.learning), lang, pool),
+        description: fill(random.pick(t.project), lang, pool),
+        duration_hours: random.between(1, 40),
+      }
     case 'feedback':
       return { text: fill(random.pick(t.feedback), lang, pool), rating: random.between(2, 5) }
     case 'goal':
-      return { title: fill(random.pick(t.goal), lang, pool), status: random.pick(['open', 'in_progress', 'achieved']) }
+      return {
+        title: fill(random.pick(t.goal), lang, pool),
+        status: random.pick(['open', 'in_progress', 'achieved']),
+      }
     case 'project':
-      return { name: `Project ${words(skill, lang)}`, description: `${fill(random.pick(t.project), lang, pool)} ${fill(random.pick(t.project), lang, pool)}`, technologies: random.sample(pool, 3).map((item) => words(item, 'en')) }
+      return {
+        name: `Project ${words(skill, lang)}`,
+        description: `${fill(random.pick(t.project), lang, pool)} ${fill(random.pick(t.project), lang, pool)}`,
+        technologies: random.sample(pool, 3).map((item) => words(item, 'en')),
+      }
     case 'ticket':
-      return { title: fill(random.pick(t.ticket), lang, pool), system: 'jira', ticket_key: `OPS-${random.between(1, 99999)}` }
+      return {
+        title: fill(random.pick(t.ticket), lang, pool),
+        system: 'jira',
+        ticket_key: `OPS-${random.between(1, 99999)}`,
+      }
     case 'merge_request':
-      return { title: fill(random.pick(TEMPLATES.en.ticket), 'en', pool), repository: `platform/${random.pick(['billing', 'hr-portal', 'warehouse', 'analytics'])}`, changed_files: [`src/${random.pick(['api', 'jobs', 'reports'])}/${random.pick(['export', 'import', 'sync'])}.${random.pick(['py', 'ts', 'sql', 'java'])}`] }
+      return {
+        title: fill(random.pick(TEMPLATES.en.ticket), 'en', pool),
+        repository: `platform/${random.pick(['billing', 'hr-portal', 'warehouse', 'analytics'])}`,
+        changed_files: [
+          `src/${random.pick(['api', 'jobs', 'reports'])}/${random.pick(['export', 'import', 'sync'])}.${random.pick(['py', 'ts', 'sql', 'java'])}`,
+        ],
+      }
     case 'certificate':
-      return { name: `${words(skill, 'en')} certificate`, issuer: random.pick(['Microsoft', 'AWS', 'PMI', 'Axelos', 'Cisco', 'Red Cross']), issue_date: isoDate(2015, day) }
+      return {
+        name: `${words(skill, 'en')} certificate`,
+        issuer: random.pick(['Microsoft', 'AWS', 'PMI', 'Axelos', 'Cisco', 'Red Cross']),
+        issue_date: isoDate(2015, day),
+      }
     case 'skill_notes':
-      return { skill_id: skill.id, note: fill(random.pick(t.feedback), lang, pool), proficiency_level: random.between(1, 5) }
+      return {
+        skill_id: skill.id,
+        note: fill(random.pick(t.feedback), lang, pool),
+        proficiency_level: random.between(1, 5),
+      }
     default:
       return { skill_id: skill.id, action: random.chance(0.8) ? 'validate' : 'reject' }
   }

@@ -14,7 +14,9 @@ export interface SampleSkill {
 /** The skills of the embedded default vocabulary, as the generator writes about them. */
 export function loadSampleSkills(dir = fixturesDir('vocabulary', 'default')): SampleSkill[] {
   const skills: SampleSkill[] = []
-  for (const name of readdirSync(dir).filter((file) => file.endsWith('.json')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .sort()) {
     const domain = JSON.parse(readFileSync(join(dir, name), 'utf8')) as VocabularyDomainFile
     for (const subdomain of domain.subdomains) {
       for (const cluster of subdomain.skill_clusters) {
@@ -28,7 +30,12 @@ export function loadSampleSkills(dir = fixturesDir('vocabulary', 'default')): Sa
             id: skill.external_id,
             domain: domain.external_id,
             cluster: cluster.external_id,
-            words: { en, nl: orElse(words('nl'), en), fr: orElse(words('fr'), en), de: orElse(words('de'), en) },
+            words: {
+              en,
+              nl: orElse(words('nl'), en),
+              fr: orElse(words('fr'), en),
+              de: orElse(words('de'), en),
+            },
           })
         }
       }

@@ -170,7 +170,9 @@ function coerceUnion(value: unknown, def: Def, context: Context): unknown {
   const options = def.options ?? []
   if (def.discriminator && typeof value === 'object' && value !== null) {
     const tag = (value as Record<string, unknown>)[def.discriminator]
-    const option = options.find((candidate) => discriminatorValues(candidate, def.discriminator as string).includes(tag))
+    const option = options.find((candidate) =>
+      discriminatorValues(candidate, def.discriminator as string).includes(tag),
+    )
     return option ? coerce(value, option, context) : value
   }
   // Plain unions: the first option under which the coerced value parses wins.

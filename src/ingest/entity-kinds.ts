@@ -2,8 +2,8 @@ import type { z } from 'zod'
 import {
   Company,
   Course,
-  type CustomPropertyEntityType,
   CustomPropertyDefinitionRow,
+  type CustomPropertyEntityType,
   Employee,
   Job,
   JobFamily,
@@ -43,6 +43,8 @@ export interface EntityKind {
   customPropertyType?: CustomPropertyEntityType
   key: (record: Record<string, unknown>) => string
   references: (record: Record<string, unknown>) => Reference[]
+  /** Every target `references` may name, loaded before the file is read. */
+  referenceTargets: readonly ReferenceTarget[]
   /** Ingest order in a folder: what others refer to comes first. */
   order: number
 }
@@ -63,6 +65,7 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
     storage: 'definitions',
     key: (record) => `${record.entity_type}/${record.property_name}`,
     references: () => [],
+    referenceTargets: [],
     order: 0,
   },
   {
@@ -73,6 +76,7 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
     customPropertyType: 'companies',
     key: id,
     references: () => [],
+    referenceTargets: [],
     order: 1,
   },
   {
@@ -84,6 +88,7 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
     customPropertyType: 'organisational_units',
     key: id,
     references: (record) => ref('parent_id', 'organisational_units', record.parent_id),
+    referenceTargets: ['organisational_units'],
     order: 2,
   },
   {
@@ -94,6 +99,7 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
     customPropertyType: 'job_architecture/job_families',
     key: id,
     references: governedSkills,
+    referenceTargets: ['skills'],
     order: 3,
   },
   {
@@ -104,7 +110,11 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
     columns: ['job_family_id'],
     customPropertyType: 'job_architecture/jobs',
     key: id,
-    references: (record) => [...ref('job_family_id', 'job_families', record.job_family_id), ...governedSkills(record)],
+    references: (record) => [
+      ...ref('job_family_id', 'job_families', record.job_family_id),
+      ...governedSkills(record),
+    ],
+    referenceTargets: ['job_families', 'skills'],
     order: 4,
   },
   {
@@ -115,6 +125,7 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
     customPropertyType: 'courses',
     key: id,
     references: () => [],
+    referenceTargets: [],
     order: 5,
   },
   {
@@ -130,6 +141,7 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
       ...ref('company_id', 'companies', record.company_id),
       ...ref('organisational_unit_id', 'organisational_units', record.organisational_unit_id),
     ],
+    referenceTargets: ['jobs', 'companies', 'organisational_units'],
     order: 6,
   },
   {
@@ -147,6 +159,7 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
         ref(`desired_functions.${index}`, 'jobs_or_job_families', value),
       ),
     ],
+    referenceTargets: ['organisational_units', 'jobs_or_job_families'],
     order: 7,
   },
   {
@@ -164,6 +177,7 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
         ...ref('content.skill_id', 'skills', content.skill_id),
       ]
     },
+    referenceTargets: ['employees', 'jobs', 'courses', 'skills'],
     order: 8,
   },
   {
@@ -176,6 +190,7 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
       ...ref('employee_id', 'employees', record.employee_id),
       ...ref('vacancy_id', 'vacancies', record.vacancy_id),
     ],
+    referenceTargets: ['employees', 'vacancies'],
     order: 9,
   },
 ]

@@ -11,8 +11,8 @@ import {
 } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind, Reference } from './entity-kinds.js'
-import { ReferenceIndex } from './reference-index.js'
 import { csvRecordLines, readSource, type SourceFormat, type SourceRow } from './read-source.js'
+import { ReferenceIndex } from './reference-index.js'
 import type { Problem, Reject } from './rejects.js'
 import { stagingFor } from './staging.js'
 
@@ -36,6 +36,8 @@ export interface IngestFileResult {
   rows_unchanged: number
   rows_rejected: number
   seconds: number
+  /** Seconds per phase: checksum, read_and_check, merge (in the transaction), lines. */
+  phases: Record<string, number>
   rejects: Reject[]
 }
 
@@ -45,8 +47,6 @@ export interface GoodRow {
   row: number
   key: string
   record: Record<string, unknown>
-  json: string
-  hash: string
 }
 
 /**
@@ -59,18 +59,33 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   const started = performance.now()
   const { database, kind, path } = options
   const file = basename(path)
+  const phases: Record<string, number> = {}
+  let mark = performance.now()
+  const phase = (name: string) => {
+    const now = performance.now()
+    phases[name] = Math.round(now - mark) / 1000
+    mark = now
+  }
   const checksum = await sha256File(path)
+  phase('checksum')
   const definitions = await loadDefinitions(database, kind)
   const references = new ReferenceIndex(database)
   const staging = await stagingFor(kind, database)
   const rejects: Reject[] = []
   const reject = (source: SourceRow, problems: Problem[], record?: unknown) => {
     const first = problems[0] ?? { field: '', reason: 'rejected' }
-    rejects.push({ file, line: source.line, row: source.row, field: first.field, reason: first.reason, problems, record })
+    rejects.push({
+      file,
+      line: source.line,
+      row: source.row,
+      field: first.field,
+      reason: first.reason,
+      problems,
+      record,
+    })
   }
   let rowsRead = 0
-  // Skill events can number millions: only their hashes are kept to spot repeats within the file.
-  const seen = new Map<string, string>()
+  await references.load(kind.referenceTargets)
 
   for await (const batch of readSource(path, options.format, {
     schema: kind.schema,
@@ -97,31 +112,13 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
             ).map((problem) => ({ field: problem.path, reason: problem.message }))
           : []),
         ...modelConfigurationProblems(kind, record, options.settings),
-        ...(await referenceProblems(kind.references(record), references, kind)),
+        ...referenceProblems(kind.references(record), references, kind),
       ]
       if (problems.length) {
         reject(source, problems, source.record)
         continue
       }
-      const json = JSON.stringify(record)
-      const good: GoodRow = {
-        line: source.line,
-        row: source.row,
-        key: kind.key(record),
-        record,
-        json,
-        hash: createHash('sha1').update(json).digest('base64url'),
-      }
-      const earlier = kind.storage === 'skill_events' ? seen.get(good.key) : undefined
-      if (earlier !== undefined) {
-        // The spec's 409 within one file: identical again is a no-op, different content a conflict.
-        if (earlier !== good.hash) {
-          reject(source, [{ field: 'external_id', reason: `skill event '${good.key}' already exists with different content (409 Conflict); the first occurrence in this file was kept` }], source.record)
-        }
-        continue
-      }
-      if (kind.storage === 'skill_events') seen.set(good.key, good.hash)
-      await staging.add(good)
+      await staging.add({ line: source.line, row: source.row, key: kind.key(record), record })
     }
     options.onProgress?.(rowsRead)
   }
@@ -134,6 +131,7 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     }
   }
 
+  phase('read_and_check')
   const counts = await database.transaction(async () => {
     const merged = await staging.merge()
     for (const conflict of merged.conflicts) {
@@ -150,6 +148,7 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     return merged
   })
   await staging.drop()
+  phase('merge')
 
   if (options.format === 'csv' && rejects.some((entry) => entry.line === null)) {
     await assignCsvLines(path, rejects)
@@ -165,6 +164,7 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     rows_unchanged: counts.unchanged,
     rows_rejected: rejects.length,
     seconds: (performance.now() - started) / 1000,
+    phases,
     rejects,
   }
 }
@@ -187,7 +187,10 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.message
 }
 
-async function loadDefinitions(database: TenantDatabase, kind: EntityKind): Promise<Map<string, PropertyType> | undefined> {
+async function loadDefinitions(
+  database: TenantDatabase,
+  kind: EntityKind,
+): Promise<Map<string, PropertyType> | undefined> {
   if (!kind.customPropertyType) return undefined
   const rows = await database.all<{ property_name: string; property_type: PropertyType }>(
     'SELECT property_name, property_type FROM custom_property_definitions WHERE entity_type = $1',
@@ -196,10 +199,18 @@ async function loadDefinitions(database: TenantDatabase, kind: EntityKind): Prom
   return new Map(rows.map((row) => [row.property_name, row.property_type]))
 }
 
-function modelConfigurationProblems(kind: EntityKind, record: Record<string, unknown>, settings: TenantSettings): Problem[] {
+function modelConfigurationProblems(
+  kind: EntityKind,
+  record: Record<string, unknown>,
+  settings: TenantSettings,
+): Problem[] {
   if (kind.storage !== 'skill_events') return []
   const type = String(record.event_type)
-  if (!(MODERN_EVENT_TYPES as readonly string[]).includes(type) || supportsModernEvents(settings.model_configuration)) return []
+  if (
+    !(MODERN_EVENT_TYPES as readonly string[]).includes(type) ||
+    supportsModernEvents(settings.model_configuration)
+  )
+    return []
   return [
     {
       field: 'event_type',
@@ -220,14 +231,13 @@ const TARGET_NAMES: Record<string, string> = {
   skills: 'skill',
 }
 
-async function referenceProblems(list: Reference[], index: ReferenceIndex, kind: EntityKind): Promise<Problem[]> {
+function referenceProblems(list: Reference[], index: ReferenceIndex, kind: EntityKind): Problem[] {
+  if (list.length === 0) return []
   const problems: Problem[] = []
   for (const reference of list) {
     // Parents of organisational units may stand later in the same file: checked after the file.
     if (kind.entity === 'organisational_units' && reference.path === 'parent_id') continue
-    const set = index.loaded(reference.target)
-    const known = set ? set.has(reference.id) : await index.has(reference.target, reference.id)
-    if (!known) {
+    if (!index.has(reference.target, reference.id)) {
       problems.push({
         field: reference.path,
         reason: `${TARGET_NAMES[reference.target]} '${reference.id}' does not exist; ingest it first (404 Not Found)`,
@@ -250,7 +260,13 @@ async function organisationalUnitProblems(rows: GoodRow[], database: TenantDatab
   for (const row of rows) {
     const parent = (row.record.parent_id as string | null | undefined) ?? null
     if (parent !== null && !parents.has(parent) && !inFile.has(parent)) {
-      problems.push({ row, problem: { field: 'parent_id', reason: `organisational unit '${parent}' does not exist; ingest it first (404 Not Found)` } })
+      problems.push({
+        row,
+        problem: {
+          field: 'parent_id',
+          reason: `organisational unit '${parent}' does not exist; ingest it first (404 Not Found)`,
+        },
+      })
       continue
     }
     // Walk up from the new parent: reaching the row itself means the edge closes a cycle.
@@ -268,7 +284,13 @@ async function organisationalUnitProblems(rows: GoodRow[], database: TenantDatab
       cursor = parents.get(cursor) ?? null
     }
     if (cycle) {
-      problems.push({ row, problem: { field: 'parent_id', reason: `parent chain makes a cycle: ${cycle.join(' → ')}; each unit has at most one parent and no unit may be its own ancestor` } })
+      problems.push({
+        row,
+        problem: {
+          field: 'parent_id',
+          reason: `parent chain makes a cycle: ${cycle.join(' → ')}; each unit has at most one parent and no unit may be its own ancestor`,
+        },
+      })
       continue
     }
     parents.set(row.key, parent)
@@ -277,7 +299,9 @@ async function organisationalUnitProblems(rows: GoodRow[], database: TenantDatab
 }
 
 async function assignCsvLines(path: string, rejects: Reject[]): Promise<void> {
-  const rejectedLines = new Set(rejects.filter((entry) => entry.row === 0 && entry.line !== null).map((entry) => entry.line as number))
+  const rejectedLines = new Set(
+    rejects.filter((entry) => entry.row === 0 && entry.line !== null).map((entry) => entry.line as number),
+  )
   const lines = await csvRecordLines(path, rejectedLines)
   for (const entry of rejects) {
     if (entry.line === null && entry.row > 0) entry.line = lines[entry.row - 1] ?? null

@@ -32,7 +32,10 @@ export function entityOfFile(path: string, entity?: string): EntityKind | undefi
  * Lists what `ingest` will read: each file named, and in each folder the files whose name gives
  * an entity and a format, in dependency order (units before employees before skill events).
  */
-export function planIngest(paths: string[], entity?: string): { files: PlannedFile[]; skipped: IngestSummary['skipped'] } {
+export function planIngest(
+  paths: string[],
+  entity?: string,
+): { files: PlannedFile[]; skipped: IngestSummary['skipped'] } {
   if (entity && !entityKind(entity)) {
     throw errors.badRequest(`--entity ${entity} is not an entity; valid: ${ENTITY_NAMES.join(', ')}`)
   }
@@ -80,7 +83,14 @@ export interface IngestOptions {
 export async function ingestPaths(options: IngestOptions): Promise<IngestSummary> {
   const started = performance.now()
   const plan = planIngest(options.paths, options.entity)
-  const summary: IngestSummary = { files: [], skipped: plan.skipped, rows_read: 0, rows_written: 0, rows_rejected: 0, seconds: 0 }
+  const summary: IngestSummary = {
+    files: [],
+    skipped: plan.skipped,
+    rows_read: 0,
+    rows_written: 0,
+    rows_rejected: 0,
+    seconds: 0,
+  }
   for (const file of plan.files) {
     options.onFile?.(file)
     const { rejects, ...result } = await ingestFile({

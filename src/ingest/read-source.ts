@@ -33,7 +33,11 @@ export function formatOf(path: string): SourceFormat | undefined {
 }
 
 /** Reads a file as batches of rows, whatever its format. */
-export function readSource(path: string, format: SourceFormat, options: ReadOptions): AsyncIterable<SourceRow[]> {
+export function readSource(
+  path: string,
+  format: SourceFormat,
+  options: ReadOptions,
+): AsyncIterable<SourceRow[]> {
   switch (format) {
     case 'csv':
       return readCsv(path, options)
@@ -64,7 +68,11 @@ async function* readNdjson(path: string): AsyncIterable<SourceRow[]> {
         batch.push({ line, row, problem: { field: '', message: 'line is not a JSON object' } })
       } else batch.push({ line, row, record: value })
     } catch (error) {
-      batch.push({ line, row, problem: { field: '', message: `line is not valid JSON: ${(error as Error).message}` } })
+      batch.push({
+        line,
+        row,
+        problem: { field: '', message: `line is not valid JSON: ${(error as Error).message}` },
+      })
     }
   }
   for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 22 })) {
@@ -141,11 +149,17 @@ async function* readCsv(path: string, options: ReadOptions): AsyncIterable<Sourc
           cells[name] = (columns[column] as (string | null)[])[index] ?? null
         })
         row++
-        pending.push({ line: null, row, record: csvCellsToRecord(cells, options.schema, options.customPropertyTypes) })
+        pending.push({
+          line: null,
+          row,
+          record: csvCellsToRecord(cells, options.schema, options.customPropertyTypes),
+        })
       }
       if (pending.length >= BATCH) yield pending.splice(0)
     }
-    const rejected = await connection.runAndReadAll('SELECT line, column_name, error_type, error_message FROM errors')
+    const rejected = await connection.runAndReadAll(
+      'SELECT line, column_name, error_type, error_message FROM errors',
+    )
     const problems: SourceRow[] = rejected.getRowObjectsJS().map((reject) => ({
       line: Number(reject.line),
       row: 0,
@@ -210,7 +224,13 @@ async function* readParquet(path: string): AsyncIterable<SourceRow[]> {
     }
     let row = 0
     for await (const objects of result.yieldRowObjectJs()) {
-      yield objects.map((object): SourceRow => ({ line: null, row: ++row, record: toPlain(object) as Record<string, unknown> }))
+      yield objects.map(
+        (object): SourceRow => ({
+          line: null,
+          row: ++row,
+          record: toPlain(object) as Record<string, unknown>,
+        }),
+      )
     }
   } finally {
     connection.closeSync()

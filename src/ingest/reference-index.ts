@@ -12,27 +12,29 @@ const SOURCES: Record<Exclude<ReferenceTarget, 'jobs_or_job_families'>, string> 
   skills: 'SELECT DISTINCT external_id FROM skills',
 }
 
-/** The external_ids a reference may point at, loaded once per target and file. */
+/** The external_ids references may point at, loaded once per file before its rows are read. */
 export class ReferenceIndex {
   private readonly sets = new Map<ReferenceTarget, Set<string>>()
 
   constructor(private readonly database: TenantDatabase) {}
 
-  async has(target: ReferenceTarget, id: string): Promise<boolean> {
-    if (target === 'jobs_or_job_families') {
-      return (await this.has('jobs', id)) || (await this.has('job_families', id))
-    }
-    let set = this.sets.get(target)
-    if (!set) {
+  async load(targets: readonly ReferenceTarget[]): Promise<void> {
+    for (const target of targets) {
+      if (target === 'jobs_or_job_families') {
+        await this.load(['jobs', 'job_families'])
+        continue
+      }
+      if (this.sets.has(target)) continue
       const rows = await this.database.all<{ external_id: string }>(SOURCES[target])
-      set = new Set(rows.map((row) => row.external_id))
-      this.sets.set(target, set)
+      this.sets.set(target, new Set(rows.map((row) => row.external_id)))
     }
-    return set.has(id)
   }
 
-  /** Synchronous lookup once a target is loaded (the hot path of large files). */
-  loaded(target: ReferenceTarget): Set<string> | undefined {
-    return this.sets.get(target)
+  /** Whether `id` exists; its target must have been loaded. */
+  has(target: ReferenceTarget, id: string): boolean {
+    if (target === 'jobs_or_job_families') return this.has('jobs', id) || this.has('job_families', id)
+    const set = this.sets.get(target)
+    if (!set) throw new Error(`reference target ${target} was not loaded`)
+    return set.has(id)
   }
 }

@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto'
+import { createWriteStream, rmSync, type WriteStream } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { DuckDBAppender } from '@duckdb/node-api'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind } from './entity-kinds.js'
@@ -26,7 +30,7 @@ let stagingCounter = 0
 export async function stagingFor(kind: EntityKind, database: TenantDatabase): Promise<Staging> {
   switch (kind.storage) {
     case 'skill_events':
-      return SkillEventStaging.create(database)
+      return new SkillEventStaging(database)
     case 'definitions':
       return new DefinitionStaging(database)
     case 'match_feedback':
@@ -64,10 +68,11 @@ class DocStaging implements Staging {
     )
     const appender = await this.database.appender(stage)
     for (const row of this.byKey.values()) {
+      const json = JSON.stringify(row.record)
       appender.appendVarchar(row.key)
       for (const column of columns) appendNullable(appender, row.record[column])
-      appender.appendVarchar(row.json)
-      appender.appendVarchar(row.hash)
+      appender.appendVarchar(json)
+      appender.appendVarchar(createHash('sha1').update(json).digest('base64url'))
       appender.endRow()
     }
     appender.flushSync()
@@ -88,7 +93,12 @@ class DocStaging implements Staging {
          doc = excluded.doc, doc_hash = excluded.doc_hash, updated_at = excluded.updated_at, change_seq = excluded.change_seq`,
     )
     await this.database.run(`DROP TABLE ${stage}`)
-    return { inserted: counts?.inserted ?? 0, updated: counts?.updated ?? 0, unchanged: counts?.unchanged ?? 0, conflicts: [] }
+    return {
+      inserted: counts?.inserted ?? 0,
+      updated: counts?.updated ?? 0,
+      unchanged: counts?.unchanged ?? 0,
+      conflicts: [],
+    }
   }
 
   async drop() {}
@@ -99,37 +109,48 @@ function appendNullable(appender: DuckDBAppender, value: unknown) {
   else appender.appendVarchar(String(value))
 }
 
-/** Skill events stream into a temporary table as they are checked: a file may hold millions. */
+/**
+ * Skill events stream into a temporary NDJSON file as they are checked (a file may hold
+ * millions), which DuckDB's parallel reader then loads in one statement. Repeats within the
+ * file and conflicts with stored events are found in SQL, by content hash.
+ */
 class SkillEventStaging implements Staging {
-  private constructor(
-    private readonly database: TenantDatabase,
-    private readonly stage: string,
-    private readonly appender: DuckDBAppender,
-  ) {}
+  private readonly file: string
+  private readonly stream: WriteStream
+  private buffer: string[] = []
+  private size = 0
 
-  static async create(database: TenantDatabase) {
-    const stage = `stage_skill_events_${++stagingCounter}`
-    await database.run(
-      `CREATE TEMP TABLE ${stage} (line INTEGER, row INTEGER, external_id VARCHAR, employee_id VARCHAR, event_type VARCHAR, timestamp VARCHAR, content VARCHAR, source VARCHAR, content_hash VARCHAR)`,
-    )
-    return new SkillEventStaging(database, stage, await database.appender(stage))
+  constructor(private readonly database: TenantDatabase) {
+    this.file = join(tmpdir(), `skillhouse-stage-${process.pid}-${++stagingCounter}.ndjson`)
+    this.stream = createWriteStream(this.file)
   }
 
   async add(row: GoodRow) {
     const record = row.record
-    const appender = this.appender
-    if (row.line === null) appender.appendNull()
-    else appender.appendInteger(row.line)
-    appender.appendInteger(row.row)
-    appender.appendVarchar(row.key)
-    appender.appendVarchar(record.employee_id as string)
-    appender.appendVarchar(record.event_type as string)
-    appender.appendVarchar(record.timestamp as string)
-    appender.appendVarchar(JSON.stringify(record.content))
-    appender.appendVarchar(record.source as string)
-    appender.appendVarchar(row.hash)
-    appender.endRow()
+    this.buffer.push(
+      JSON.stringify({
+        line: row.line,
+        row: row.row,
+        external_id: row.key,
+        employee_id: record.employee_id,
+        event_type: record.event_type,
+        timestamp: record.timestamp,
+        content: record.content,
+        source: record.source,
+      }),
+    )
+    this.size++
+    if (this.size >= 4096) await this.flush()
   }
+
+  private async flush() {
+    if (this.buffer.length === 0) return
+    const ok = this.stream.write(`${this.buffer.join('\n')}\n`)
+    this.buffer = []
+    this.size = 0
+    if (!ok) await new Promise<void>((resolve) => this.stream.once('drain', () => resolve()))
+  }
+
   remove() {
     throw new Error('skill events are not removed from staging')
   }
@@ -138,44 +159,77 @@ class SkillEventStaging implements Staging {
   }
 
   async merge(): Promise<MergeResult> {
-    this.appender.flushSync()
-    this.appender.closeSync()
-    const stage = this.stage
-    const conflicting = await this.database.all<{ line: number | null; row: number; external_id: string; record: string }>(
-      `SELECT s.line, s.row, s.external_id,
-              json_object('employee_id', s.employee_id, 'external_id', s.external_id, 'event_type', s.event_type,
-                          'timestamp', s.timestamp, 'content', s.content::JSON, 'source', s.source)::VARCHAR AS record
+    await this.flush()
+    await new Promise<void>((resolve, reject) => {
+      this.stream.once('error', reject)
+      this.stream.end(() => resolve())
+    })
+    const stage = `stage_skill_events_${stagingCounter}`
+    await this.database.run(
+      `CREATE TEMP TABLE ${stage} AS
+       SELECT *, md5(concat_ws(chr(31), employee_id, event_type, timestamp, source, content::VARCHAR)) AS content_hash,
+              row_number() OVER (PARTITION BY external_id ORDER BY row) AS occurrence
+       FROM read_ndjson($file, columns = {line: 'INTEGER', row: 'INTEGER', external_id: 'VARCHAR', employee_id: 'VARCHAR',
+         event_type: 'VARCHAR', timestamp: 'VARCHAR', content: 'JSON', source: 'VARCHAR'})`,
+      { file: this.file },
+    )
+    const record = `json_object('employee_id', s.employee_id, 'external_id', s.external_id, 'event_type', s.event_type,
+                                'timestamp', s.timestamp, 'content', s.content, 'source', s.source)::VARCHAR AS record`
+    // The spec's 409: a repeat with other content conflicts, whether the first copy is earlier
+    // in this file or already stored; an identical repeat changes nothing.
+    const repeated = await this.database.all<ConflictRow>(
+      `SELECT s.line, s.row, s.external_id, ${record}
+       FROM ${stage} s JOIN ${stage} f ON f.external_id = s.external_id AND f.occurrence = 1
+       WHERE s.occurrence > 1 AND s.content_hash <> f.content_hash`,
+    )
+    const stored = await this.database.all<ConflictRow>(
+      `SELECT s.line, s.row, s.external_id, ${record}
        FROM ${stage} s JOIN skill_events e ON e.external_id = s.external_id
-       WHERE e.content_hash <> s.content_hash`,
+       WHERE s.occurrence = 1 AND e.content_hash <> s.content_hash`,
     )
     const counts = await this.database.one<{ inserted: number; unchanged: number }>(
-      `SELECT count(*) FILTER (WHERE e.external_id IS NULL) AS inserted,
-              count(*) FILTER (WHERE e.content_hash = s.content_hash) AS unchanged
+      `SELECT count(*) FILTER (WHERE e.external_id IS NULL AND s.occurrence = 1) AS inserted,
+              count(*) FILTER (WHERE (e.content_hash = s.content_hash) OR (s.occurrence > 1)) AS unchanged
        FROM ${stage} s LEFT JOIN skill_events e ON e.external_id = s.external_id`,
     )
     await this.database.run(
       `INSERT INTO skill_events
-       SELECT s.external_id, s.employee_id, s.event_type, s.timestamp::DATE, s.content::JSON, s.source, s.content_hash,
+       SELECT s.external_id, s.employee_id, s.event_type, s.timestamp::DATE, s.content, s.source, s.content_hash,
               now(), nextval('change_seq')
-       FROM ${stage} s ANTI JOIN skill_events e ON e.external_id = s.external_id`,
+       FROM ${stage} s ANTI JOIN skill_events e ON e.external_id = s.external_id
+       WHERE s.occurrence = 1`,
     )
+    await this.database.run(`DROP TABLE ${stage}`)
+    const conflict = (row: ConflictRow, where: string) => ({
+      row: { line: row.line, row: row.row, key: row.external_id, record: JSON.parse(row.record) },
+      problem: {
+        field: 'external_id',
+        reason: `skill event '${row.external_id}' already exists ${where} with different content (409 Conflict); a skill event cannot be changed, send a new one with its own external_id`,
+      },
+    })
     return {
       inserted: counts?.inserted ?? 0,
       updated: 0,
-      unchanged: counts?.unchanged ?? 0,
-      conflicts: conflicting.map((conflict) => ({
-        row: { line: conflict.line, row: conflict.row, key: conflict.external_id, record: JSON.parse(conflict.record), json: '', hash: '' },
-        problem: {
-          field: 'external_id',
-          reason: `skill event '${conflict.external_id}' already exists with different content (409 Conflict); a skill event cannot be changed, send a new one with its own external_id`,
-        },
-      })),
+      unchanged: (counts?.unchanged ?? 0) - repeated.length,
+      conflicts: [
+        ...repeated.map((row) => conflict(row, 'earlier in this file')),
+        ...stored.map((row) => conflict(row, 'in the database')),
+      ],
     }
   }
 
   async drop() {
-    await this.database.run(`DROP TABLE IF EXISTS ${this.stage}`)
+    if (!this.stream.closed) this.stream.destroy()
+    rmSync(this.file, { force: true })
   }
+}
+
+interface ConflictRow {
+  line: number | null
+  row: number
+  external_id: string
+  record: string
+  [key: string]: unknown
 }
 
 /** Custom property definitions: a definition's type cannot change once made. */
@@ -244,7 +298,11 @@ class MatchFeedbackStaging implements Staging {
         'SELECT feedback, timestamp FROM match_feedback WHERE employee_id = $1 AND vacancy_id = $2',
         [employee_id as string, vacancy_id as string],
       )
-      if (existing && existing.feedback === feedback && existing.timestamp.toISOString().slice(0, 10) === timestamp) {
+      if (
+        existing &&
+        existing.feedback === feedback &&
+        existing.timestamp.toISOString().slice(0, 10) === timestamp
+      ) {
         result.unchanged++
         continue
       }

@@ -68,7 +68,10 @@ export class TenantDatabase {
       if (migration.version <= current) continue
       await this.transaction(async () => {
         await this.run(migration.sql)
-        await this.run('INSERT INTO schema_migrations VALUES ($1, $2, now())', [migration.version, migration.name])
+        await this.run('INSERT INTO schema_migrations VALUES ($1, $2, now())', [
+          migration.version,
+          migration.name,
+        ])
       })
       applied.push(migration.version)
     }
@@ -76,7 +79,9 @@ export class TenantDatabase {
   }
 
   async schemaVersion(): Promise<number> {
-    const row = await this.one<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations')
+    const row = await this.one<{ version: number | null }>(
+      'SELECT max(version) AS version FROM schema_migrations',
+    )
     return row?.version ?? 0
   }
 
@@ -124,7 +129,11 @@ export class TenantDatabase {
 
 function normaliseRow(row: Record<string, unknown>): Row {
   for (const [key, value] of Object.entries(row)) {
-    if (typeof value === 'bigint' && value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)) {
+    if (
+      typeof value === 'bigint' &&
+      value <= BigInt(Number.MAX_SAFE_INTEGER) &&
+      value >= BigInt(Number.MIN_SAFE_INTEGER)
+    ) {
       row[key] = Number(value)
     }
   }

@@ -39,12 +39,16 @@ export class TenantRegistry {
     try {
       raw = JSON.parse(readFileSync(path, 'utf8'))
     } catch (error) {
-      throw errors.unavailable(`${path} is not valid JSON (${(error as Error).message}); restore it from a backup`)
+      throw errors.unavailable(
+        `${path} is not valid JSON (${(error as Error).message}); restore it from a backup`,
+      )
     }
     const parsed = RegistryFile.safeParse(raw)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
-      throw errors.unavailable(`${path} is damaged at ${issue?.path.join('.') || 'the top'}: ${issue?.message}`)
+      throw errors.unavailable(
+        `${path} is damaged at ${issue?.path.join('.') || 'the top'}: ${issue?.message}`,
+      )
     }
     return new TenantRegistry(dataDir, parsed.data)
   }
@@ -61,7 +65,11 @@ export class TenantRegistry {
     const entry = this.find(name)
     if (!entry) {
       const known = Object.keys(this.file.tenants)
-      throw errors.notFound('tenant', name, `known tenants: ${known.length ? known.join(', ') : 'none (run `skillhouse tenant create`)'}`)
+      throw errors.notFound(
+        'tenant',
+        name,
+        `known tenants: ${known.length ? known.join(', ') : 'none (run `skillhouse tenant create`)'}`,
+      )
     }
     return entry
   }
@@ -72,9 +80,15 @@ export class TenantRegistry {
     const all = this.list()
     if (all.length === 1 && all[0]) return all[0]
     if (all.length === 0) {
-      throw errors.notFound('tenant', '(any)', `no tenant exists in ${this.dataDir}; run \`skillhouse tenant create NAME --region R\``)
+      throw errors.notFound(
+        'tenant',
+        '(any)',
+        `no tenant exists in ${this.dataDir}; run \`skillhouse tenant create NAME --region R\``,
+      )
     }
-    throw errors.badRequest(`several tenants exist; name one with --tenant: ${all.map((t) => t.settings.name).join(', ')}`)
+    throw errors.badRequest(
+      `several tenants exist; name one with --tenant: ${all.map((t) => t.settings.name).join(', ')}`,
+    )
   }
 
   put(entry: TenantEntry): void {

@@ -135,7 +135,16 @@ export interface TenantSummary {
   note?: string
 }
 
-const COUNTED_TABLES = ['employees', 'skill_events', 'jobs', 'job_families', 'vacancies', 'courses', 'organisational_units', 'companies'] as const
+const COUNTED_TABLES = [
+  'employees',
+  'skill_events',
+  'jobs',
+  'job_families',
+  'vacancies',
+  'courses',
+  'organisational_units',
+  'companies',
+] as const
 
 /** Every tenant with its region, counts and last run; a database in use elsewhere is reported, not fatal. */
 export async function listTenants(dataDir: string): Promise<TenantSummary[]> {
@@ -161,11 +170,19 @@ export async function listTenants(dataDir: string): Promise<TenantSummary[]> {
           counts[table] = row?.n ?? 0
         }
         summary.counts = counts
-        const run = await database.one<{ run_id: string; kind: string; status: string; finished_at: Date | null }>(
-          'SELECT run_id, kind, status, finished_at FROM runs ORDER BY started_at DESC LIMIT 1',
-        )
+        const run = await database.one<{
+          run_id: string
+          kind: string
+          status: string
+          finished_at: Date | null
+        }>('SELECT run_id, kind, status, finished_at FROM runs ORDER BY started_at DESC LIMIT 1')
         summary.last_run = run
-          ? { run_id: run.run_id, kind: run.kind, status: run.status, finished_at: run.finished_at?.toISOString?.() ?? null }
+          ? {
+              run_id: run.run_id,
+              kind: run.kind,
+              status: run.status,
+              finished_at: run.finished_at?.toISOString?.() ?? null,
+            }
           : null
       } finally {
         database.close()
@@ -180,4 +197,7 @@ export async function listTenants(dataDir: string): Promise<TenantSummary[]> {
 
 const unique = <T>(values: T[]) => [...new Set(values)]
 const flagName = (path: PropertyKey[]) =>
-  `--${String(path[0] ?? 'value').replace('model_configuration', 'model-config').replace('vendors', 'vendor').replace('languages', 'language')}`
+  `--${String(path[0] ?? 'value')
+    .replace('model_configuration', 'model-config')
+    .replace('vendors', 'vendor')
+    .replace('languages', 'language')}`

@@ -1,13 +1,21 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
-import { createWriteStream, type WriteStream } from 'node:fs'
-import { dirname, join, basename } from 'node:path'
+import {
+  closeSync,
+  createWriteStream,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  type WriteStream,
+  writeSync,
+} from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 
 /** Writes a whole file or nothing: a temporary sibling, fsync, then rename over the target. */
 export function writeFileAtomic(path: string, content: string | Uint8Array): void {
   const temporary = temporaryPath(path)
   const fd = openSync(temporary, 'w')
   try {
-    writeSync(fd, typeof content === "string" ? Buffer.from(content) : content)
+    writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content)
     fsyncSync(fd)
   } finally {
     closeSync(fd)

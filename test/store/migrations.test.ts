@@ -1,0 +1,59 @@
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/store/migrations.js'
+import { TenantDatabase } from '../../src/store/tenant-database.js'
+import { projectRoot } from '../../src/util/project-paths.js'
+import { tempDir } from '../helpers/temp-tenant.js'
+
+describe('tenant database migrations', () => {
+  const temp = tempDir()
+  afterAll(() => temp.cleanup())
+
+  it('creates a new database at the latest schema version', async () => {
+    const database = await TenantDatabase.open(join(temp.dir, 'new.duckdb'), { create: true })
+    expect(await database.schemaVersion()).toBe(LATEST_SCHEMA_VERSION)
+    database.close()
+  })
+
+  it('upgrades a database made by an older version and keeps its data', async () => {
+    const path = join(temp.dir, 'old.duckdb')
+    const old = await TenantDatabase.open(path, { create: true, migrations: MIGRATIONS.slice(0, 1) })
+    expect(await old.schemaVersion()).toBe(1)
+    await old.run(
+      `INSERT INTO employees VALUES ('emp-1', NULL, NULL, '{"external_id":"emp-1"}', 'h', now(), nextval('change_seq'))`,
+    )
+    old.close()
+
+    const upgraded = await TenantDatabase.open(path)
+    expect(await upgraded.schemaVersion()).toBe(LATEST_SCHEMA_VERSION)
+    expect(await upgraded.all('SELECT external_id FROM employees')).toEqual([{ external_id: 'emp-1' }])
+    // Migration 2 added the runs table.
+    expect(await upgraded.all('SELECT count(*) AS n FROM runs')).toEqual([{ n: 0 }])
+    upgraded.close()
+  })
+
+  it('refuses a database made by a newer skillhouse', async () => {
+    const path = join(temp.dir, 'future.duckdb')
+    const database = await TenantDatabase.open(path, { create: true })
+    await database.run(`INSERT INTO schema_migrations VALUES (999, 'from the future', now())`)
+    database.close()
+    await expect(TenantDatabase.open(path)).rejects.toThrow(/newer than this skillhouse understands/)
+  })
+
+  it('answers 404 for a database file that does not exist', async () => {
+    await expect(TenantDatabase.open(join(temp.dir, 'missing.duckdb'))).rejects.toMatchObject({ status: 404 })
+  })
+
+  it('refuses with 503 when another process holds the database', async () => {
+    const path = join(temp.dir, 'held.duckdb')
+    const holder = await TenantDatabase.open(path, { create: true })
+    const { execa } = await import('execa')
+    const module = join(projectRoot(), 'dist', 'src', 'store', 'tenant-database.js')
+    const script = `import(${JSON.stringify(module)}).then(async ({TenantDatabase}) => { try { await TenantDatabase.open(${JSON.stringify(path)}); console.log('opened') } catch (e) { console.log(e.status, e.message) } })`
+    const child = await execa('node', ['--input-type=module', '-e', script], { reject: false })
+    expect(child.stdout).toMatch(
+      /^503 tenant database .* is in use by another skillhouse process \(PID \d+\)/,
+    )
+    holder.close()
+  })
+})

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    root: '.',
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/bench/**', 'node_modules/**', 'dist/**'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // DuckDB and the built CLI are heavy; two workers fit the two cores.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+})
