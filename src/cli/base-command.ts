@@ -1,4 +1,4 @@
-import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
+import { Command, Flags, type Interfaces } from '@oclif/core'
 import { isSkillhouseError } from '../errors/skillhouse-error.js'
 import { resolveDataDir } from '../tenants/data-directory.js'
 
@@ -37,11 +37,10 @@ export abstract class SkillhouseCommand extends Command {
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     if (isSkillhouseError(error)) {
-      if (this.jsonEnabled()) {
-        this.logJson({ error: { status: error.status, body: error.toBody() } })
-        this.exit(error.exitCode)
-      }
-      throw new Errors.CLIError(error.descriptions.join('\n'), { exit: error.exitCode })
+      if (this.jsonEnabled()) this.logJson({ error: { status: error.status, body: error.toBody() } })
+      // One plain line per problem, unwrapped, so that it can be read and grepped at 2 a.m.
+      for (const description of error.descriptions) process.stderr.write(`error: ${description}\n`)
+      this.exit(error.exitCode)
     }
     return super.catch(error)
   }
