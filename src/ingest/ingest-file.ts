@@ -1,19 +1,14 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { basename } from 'node:path'
-import type { z } from 'zod'
-import {
-  checkCustomProperties,
-  MODERN_EVENT_TYPES,
-  type PropertyType,
-  supportsModernEvents,
-  type TenantSettings,
-} from '../schemas/index.js'
+import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import type { EntityKind, Reference } from './entity-kinds.js'
+import type { EntityKind } from './entity-kinds.js'
+import { checkNdjsonInParallel, useParallelCheck } from './parallel-ndjson.js'
 import { csvRecordLines, readSource, type SourceFormat, type SourceRow } from './read-source.js'
 import { ReferenceIndex } from './reference-index.js'
 import type { Problem, Reject } from './rejects.js'
+import { checkRow, type RowCheckContext } from './row-check.js'
 import { stagingFor } from './staging.js'
 
 export interface IngestFileOptions {
@@ -86,41 +81,41 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   }
   let rowsRead = 0
   await references.load(kind.referenceTargets)
+  const context: RowCheckContext = { kind, settings: options.settings, definitions, references }
 
-  for await (const batch of readSource(path, options.format, {
-    schema: kind.schema,
-    ...(definitions ? { customPropertyTypes: definitions } : {}),
-  })) {
-    for (const source of batch) {
-      rowsRead++
-      if (source.problem) {
-        reject(source, [{ field: source.problem.field, reason: source.problem.message }], source.record)
-        continue
+  if (useParallelCheck(kind, options.format, path) && staging.adopt) {
+    const checked = await checkNdjsonInParallel({
+      path,
+      kind,
+      settings: options.settings,
+      definitions,
+      referenceIds: references.ids(),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    })
+    rowsRead = checked.rowsRead
+    rejects.push(...checked.rejects)
+    for (const stagingFile of checked.stagingFiles) staging.adopt(stagingFile)
+  } else {
+    for await (const batch of readSource(path, options.format, {
+      schema: kind.schema,
+      ...(definitions ? { customPropertyTypes: definitions } : {}),
+    })) {
+      for (const source of batch) {
+        rowsRead++
+        if (source.problem) {
+          reject(source, [{ field: source.problem.field, reason: source.problem.message }], source.record)
+          continue
+        }
+        const checked = checkRow(source.record, context)
+        if (checked.problems) {
+          reject(source, checked.problems, source.record)
+          continue
+        }
+        const record = checked.record
+        await staging.add({ line: source.line, row: source.row, key: kind.key(record), record })
       }
-      const parsed = kind.schema.safeParse(source.record)
-      if (!parsed.success) {
-        reject(source, zodProblems(parsed.error), source.record)
-        continue
-      }
-      const record = parsed.data as Record<string, unknown>
-      const problems = [
-        ...(definitions && kind.customPropertyType
-          ? checkCustomProperties(
-              record.custom_properties as Record<string, never> | undefined,
-              definitions,
-              kind.customPropertyType,
-            ).map((problem) => ({ field: problem.path, reason: problem.message }))
-          : []),
-        ...modelConfigurationProblems(kind, record, options.settings),
-        ...referenceProblems(kind.references(record), references, kind),
-      ]
-      if (problems.length) {
-        reject(source, problems, source.record)
-        continue
-      }
-      await staging.add({ line: source.line, row: source.row, key: kind.key(record), record })
+      options.onProgress?.(rowsRead)
     }
-    options.onProgress?.(rowsRead)
   }
 
   // Checks that need the whole file: parents of organisational units (any order in the file) and cycles.
@@ -169,24 +164,6 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   }
 }
 
-export function zodProblems(error: z.ZodError): Problem[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.map(String).join('.'),
-    reason: describeIssue(issue),
-  }))
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}; remove them`
-  if (issue.code === 'invalid_value' && 'values' in issue) {
-    return `${issue.message}${issue.message.includes('expected one of') ? '' : `; valid values: ${issue.values.join(', ')}`}`
-  }
-  if (issue.code === 'invalid_type' && issue.message.includes('received undefined')) {
-    return `is required (${issue.expected})`
-  }
-  return issue.message
-}
-
 async function loadDefinitions(
   database: TenantDatabase,
   kind: EntityKind,
@@ -197,54 +174,6 @@ async function loadDefinitions(
     [kind.customPropertyType],
   )
   return new Map(rows.map((row) => [row.property_name, row.property_type]))
-}
-
-function modelConfigurationProblems(
-  kind: EntityKind,
-  record: Record<string, unknown>,
-  settings: TenantSettings,
-): Problem[] {
-  if (kind.storage !== 'skill_events') return []
-  const type = String(record.event_type)
-  if (
-    !(MODERN_EVENT_TYPES as readonly string[]).includes(type) ||
-    supportsModernEvents(settings.model_configuration)
-  )
-    return []
-  return [
-    {
-      field: 'event_type',
-      reason: `event_type ${type} requires model configuration MC_2025_Q1_V1 or later; tenant ${settings.name} uses ${settings.model_configuration}: the model configuration is outdated and should be upgraded`,
-    },
-  ]
-}
-
-const TARGET_NAMES: Record<string, string> = {
-  organisational_units: 'organisational unit',
-  jobs: 'job',
-  job_families: 'job family',
-  jobs_or_job_families: 'job or job family',
-  companies: 'company',
-  courses: 'course',
-  employees: 'employee',
-  vacancies: 'vacancy',
-  skills: 'skill',
-}
-
-function referenceProblems(list: Reference[], index: ReferenceIndex, kind: EntityKind): Problem[] {
-  if (list.length === 0) return []
-  const problems: Problem[] = []
-  for (const reference of list) {
-    // Parents of organisational units may stand later in the same file: checked after the file.
-    if (kind.entity === 'organisational_units' && reference.path === 'parent_id') continue
-    if (!index.has(reference.target, reference.id)) {
-      problems.push({
-        field: reference.path,
-        reason: `${TARGET_NAMES[reference.target]} '${reference.id}' does not exist; ingest it first (404 Not Found)`,
-      })
-    }
-  }
-  return problems
 }
 
 /** Unknown parents and parent chains that would make a cycle, in file order. */

@@ -52,16 +52,18 @@ export function readSource(
 
 const BATCH = 4096
 
-/** NDJSON: exact line numbers; a blank line is skipped, a malformed one is a row problem. */
+/**
+ * NDJSON: exact line numbers (a row's `row` is its line too, as in the parallel check); a blank
+ * line is skipped, a malformed one is a row problem.
+ */
 async function* readNdjson(path: string): AsyncIterable<SourceRow[]> {
   let line = 0
-  let row = 0
   let rest = ''
   let batch: SourceRow[] = []
   const take = (text: string) => {
     line++
     if (text.trim() === '') return
-    row++
+    const row = line
     try {
       const value = JSON.parse(text)
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {

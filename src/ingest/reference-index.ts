@@ -30,6 +30,11 @@ export class ReferenceIndex {
     }
   }
 
+  /** The loaded ids as plain arrays, to hand to worker threads. */
+  ids(): Partial<Record<ReferenceTarget, string[]>> {
+    return Object.fromEntries([...this.sets.entries()].map(([target, set]) => [target, [...set]]))
+  }
+
   /** Whether `id` exists; its target must have been loaded. */
   has(target: ReferenceTarget, id: string): boolean {
     if (target === 'jobs_or_job_families') return this.has('jobs', id) || this.has('job_families', id)

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { createWriteStream, rmSync, type WriteStream } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { DuckDBAppender } from '@duckdb/node-api'
+import { type DuckDBAppender, listValue } from '@duckdb/node-api'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind } from './entity-kinds.js'
 import type { GoodRow } from './ingest-file.js'
@@ -27,7 +27,10 @@ export interface Staging {
 
 let stagingCounter = 0
 
-export async function stagingFor(kind: EntityKind, database: TenantDatabase): Promise<Staging> {
+export async function stagingFor(
+  kind: EntityKind,
+  database: TenantDatabase,
+): Promise<Staging & { adopt?: (file: string) => void }> {
   switch (kind.storage) {
     case 'skill_events':
       return new SkillEventStaging(database)
@@ -121,24 +124,19 @@ class SkillEventStaging implements Staging {
   private size = 0
 
   constructor(private readonly database: TenantDatabase) {
-    this.file = join(tmpdir(), `skillhouse-stage-${process.pid}-${++stagingCounter}.ndjson`)
+    this.file = stagingFile('main')
     this.stream = createWriteStream(this.file)
   }
 
+  private readonly adopted: string[] = []
+
+  /** Takes over a staging file written elsewhere (by an ingest worker) with `skillEventStagingLine`. */
+  adopt(file: string) {
+    this.adopted.push(file)
+  }
+
   async add(row: GoodRow) {
-    const record = row.record
-    this.buffer.push(
-      JSON.stringify({
-        line: row.line,
-        row: row.row,
-        external_id: row.key,
-        employee_id: record.employee_id,
-        event_type: record.event_type,
-        timestamp: record.timestamp,
-        content: record.content,
-        source: record.source,
-      }),
-    )
+    this.buffer.push(skillEventStagingLine(row))
     this.size++
     if (this.size >= 4096) await this.flush()
   }
@@ -169,9 +167,9 @@ class SkillEventStaging implements Staging {
       `CREATE TEMP TABLE ${stage} AS
        SELECT *, md5(concat_ws(chr(31), employee_id, event_type, timestamp, source, content::VARCHAR)) AS content_hash,
               row_number() OVER (PARTITION BY external_id ORDER BY row) AS occurrence
-       FROM read_ndjson($file, columns = {line: 'INTEGER', row: 'INTEGER', external_id: 'VARCHAR', employee_id: 'VARCHAR',
+       FROM read_ndjson($files, columns = {line: 'INTEGER', row: 'INTEGER', external_id: 'VARCHAR', employee_id: 'VARCHAR',
          event_type: 'VARCHAR', timestamp: 'VARCHAR', content: 'JSON', source: 'VARCHAR'})`,
-      { file: this.file },
+      { files: listValue([this.file, ...this.adopted]) },
     )
     const record = `json_object('employee_id', s.employee_id, 'external_id', s.external_id, 'event_type', s.event_type,
                                 'timestamp', s.timestamp, 'content', s.content, 'source', s.source)::VARCHAR AS record`
@@ -220,9 +218,28 @@ class SkillEventStaging implements Staging {
 
   async drop() {
     if (!this.stream.closed) this.stream.destroy()
-    rmSync(this.file, { force: true })
+    for (const file of [this.file, ...this.adopted]) rmSync(file, { force: true })
   }
 }
+
+/** One checked skill event as a line of a staging file. */
+export function skillEventStagingLine(row: GoodRow): string {
+  const record = row.record
+  return JSON.stringify({
+    line: row.line,
+    row: row.row,
+    external_id: row.key,
+    employee_id: record.employee_id,
+    event_type: record.event_type,
+    timestamp: record.timestamp,
+    content: record.content,
+    source: record.source,
+  })
+}
+
+/** Where a staging file for a skill events file goes. */
+export const stagingFile = (label: string) =>
+  join(tmpdir(), `skillhouse-stage-${process.pid}-${++stagingCounter}-${label}.ndjson`)
 
 interface ConflictRow {
   line: number | null

@@ -11,11 +11,17 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations.
 export type SqlParams = DuckDBValue[] | Record<string, DuckDBValue>
 export type Row = Record<string, unknown>
 
-/** Extensions never autoload or install: nothing is downloaded at run time (STACK.md). */
+/**
+ * Extensions never autoload or install: nothing is downloaded at run time (STACK.md). Memory is
+ * bounded (DuckDB spills to disk beyond it) so that a batch stays within a known footprint;
+ * SKILLHOUSE_DUCKDB_MEMORY overrides the limit.
+ */
 const OFFLINE_OPTIONS = {
   autoinstall_known_extensions: 'false',
   autoload_known_extensions: 'false',
-} as const
+  memory_limit: process.env.SKILLHOUSE_DUCKDB_MEMORY ?? '512MB',
+  preserve_insertion_order: 'false',
+}
 
 /**
  * One tenant's DuckDB file: the only place in skillhouse that speaks SQL. Opening applies the

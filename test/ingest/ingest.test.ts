@@ -13,19 +13,42 @@ const write = (name: string, text: string) => {
   return path
 }
 const ingest = (...paths: string[]) =>
-  ingestPaths({ database: tenant.database, settings: tenant.settings, paths, rejectsDir: join(temp.dir, 'rejects') })
+  ingestPaths({
+    database: tenant.database,
+    settings: tenant.settings,
+    paths,
+    rejectsDir: join(temp.dir, 'rejects'),
+  })
 const docOf = async (table: string, id: string) =>
-  JSON.parse(((await tenant.database.one<{ doc: string }>(`SELECT doc::VARCHAR AS doc FROM ${table} WHERE external_id = $1`, [id])) as { doc: string }).doc)
+  JSON.parse(
+    (
+      (await tenant.database.one<{ doc: string }>(
+        `SELECT doc::VARCHAR AS doc FROM ${table} WHERE external_id = $1`,
+        [id],
+      )) as { doc: string }
+    ).doc,
+  )
 
 beforeAll(async () => {
   const { mkdirSync } = await import('node:fs')
   mkdirSync(join(temp.dir, 'in'), { recursive: true })
   tenant = await createOpenTenant(join(temp.dir, 'data'))
   await ingest(
-    write('custom_property_definitions.csv', 'entity_type,property_name,property_type\nemployees,fte,number\nemployees,remote_ok,boolean\nemployees,regions,list[text]\nemployees,contract,text\n'),
+    write(
+      'custom_property_definitions.csv',
+      'entity_type,property_name,property_type\nemployees,fte,number\nemployees,remote_ok,boolean\nemployees,regions,list[text]\nemployees,contract,text\n',
+    ),
     write('organisational_units.csv', 'external_id,name,parent_id\nou-root,Group,\nou-it,IT,ou-root\n'),
-    write('job_families.json', JSON.stringify([{ external_id: 'jf-data', name: 'Data', skills: [{ skill_id: 'skl-sql', critical: true }] }])),
-    write('jobs.ndjson', `${JSON.stringify({ external_id: 'job-de', title: 'Data Engineer', job_family_id: 'jf-data' })}\n`),
+    write(
+      'job_families.json',
+      JSON.stringify([
+        { external_id: 'jf-data', name: 'Data', skills: [{ skill_id: 'skl-sql', critical: true }] },
+      ]),
+    ),
+    write(
+      'jobs.ndjson',
+      `${JSON.stringify({ external_id: 'job-de', title: 'Data Engineer', job_family_id: 'jf-data' })}\n`,
+    ),
   )
 })
 afterAll(() => {
@@ -62,11 +85,19 @@ describe('ingest', () => {
   })
 
   it('stores the same record whether it comes as NDJSON, a JSON array or Parquet', async () => {
-    const record = { external_id: 'course-1', title: 'SQL for analysts', description: 'Joins and window functions', duration_hours: 12 }
+    const record = {
+      external_id: 'course-1',
+      title: 'SQL for analysts',
+      description: 'Joins and window functions',
+      duration_hours: 12,
+    }
     const ndjson = write('courses.ndjson', `${JSON.stringify(record)}\n`)
     await ingest(ndjson)
     const fromNdjson = await docOf('courses', 'course-1')
-    writeFileSync(join(temp.dir, 'in', 'courses.json'), JSON.stringify([{ ...record, external_id: 'course-2' }]))
+    writeFileSync(
+      join(temp.dir, 'in', 'courses.json'),
+      JSON.stringify([{ ...record, external_id: 'course-2' }]),
+    )
     await ingest(join(temp.dir, 'in', 'courses.json'))
     const parquet = join(temp.dir, 'in', 'courses.parquet')
     await tenant.database.run(
@@ -80,15 +111,54 @@ describe('ingest', () => {
 
   it('writes good rows, rejects bad ones with line, field and reason, and keeps the bad row', async () => {
     const events = [
-      { employee_id: 'emp-1', external_id: 'ev-1', event_type: 'working_history', timestamp: '2024-01-10', content: { job_title: 'Data Engineer', start_date: '2021-01-01', company: 'Acme', job_description: 'Python and SQL' }, source: 'hr' },
-      { employee_id: 'emp-404', external_id: 'ev-2', event_type: 'learning', timestamp: '2024-01-10', content: { title: 'dbt' }, source: 'lms' },
-      { employee_id: 'emp-1', external_id: 'ev-3', event_type: 'certificate', timestamp: '2024-02-30', content: { name: 'PMP', issuer: 'PMI', issue_date: '2024-01-01' }, source: 'hr' },
-      { employee_id: 'emp-1', external_id: 'ev-4', event_type: 'goal', timestamp: '2024-01-10', content: { title: 'Kubernetes', mood: 'keen' }, source: 'hr' },
+      {
+        employee_id: 'emp-1',
+        external_id: 'ev-1',
+        event_type: 'working_history',
+        timestamp: '2024-01-10',
+        content: {
+          job_title: 'Data Engineer',
+          start_date: '2021-01-01',
+          company: 'Acme',
+          job_description: 'Python and SQL',
+        },
+        source: 'hr',
+      },
+      {
+        employee_id: 'emp-404',
+        external_id: 'ev-2',
+        event_type: 'learning',
+        timestamp: '2024-01-10',
+        content: { title: 'dbt' },
+        source: 'lms',
+      },
+      {
+        employee_id: 'emp-1',
+        external_id: 'ev-3',
+        event_type: 'certificate',
+        timestamp: '2024-02-30',
+        content: { name: 'PMP', issuer: 'PMI', issue_date: '2024-01-01' },
+        source: 'hr',
+      },
+      {
+        employee_id: 'emp-1',
+        external_id: 'ev-4',
+        event_type: 'goal',
+        timestamp: '2024-01-10',
+        content: { title: 'Kubernetes', mood: 'keen' },
+        source: 'hr',
+      },
     ]
-    const file = write('skill_events.ndjson', `${events.map((event) => JSON.stringify(event)).join('\n')}\n{"external_id": "ev-5",\n`)
+    const file = write(
+      'skill_events.ndjson',
+      `${events.map((event) => JSON.stringify(event)).join('\n')}\n{"external_id": "ev-5",\n`,
+    )
     const summary = await ingest(file)
     expect(summary.files[0]).toMatchObject({ rows_read: 5, rows_inserted: 1, rows_rejected: 4 })
-    const rejects = readFileSync(summary.files[0]?.rejects_file as string, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const rejects = readFileSync(summary.files[0]?.rejects_file as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(rejects.map((reject) => [reject.line, reject.field])).toEqual([
       [2, 'employee_id'],
       [3, 'timestamp'],
@@ -103,22 +173,45 @@ describe('ingest', () => {
   })
 
   it('keeps the spec 409 for skill events: identical again changes nothing, other content is rejected', async () => {
-    const event = { employee_id: 'emp-2', external_id: 'ev-10', event_type: 'project', timestamp: '2025-03-01', content: { name: 'Churn', description: 'Churn model in Python' }, source: 'pm' }
+    const event = {
+      employee_id: 'emp-2',
+      external_id: 'ev-10',
+      event_type: 'project',
+      timestamp: '2025-03-01',
+      content: { name: 'Churn', description: 'Churn model in Python' },
+      source: 'pm',
+    }
     const changed = { ...event, content: { ...event.content, description: 'Churn model in R' } }
-    const first = await ingest(write('skill_events.a.ndjson', `${JSON.stringify(event)}\n${JSON.stringify(event)}\n${JSON.stringify(changed)}\n`))
+    const first = await ingest(
+      write(
+        'skill_events.a.ndjson',
+        `${JSON.stringify(event)}\n${JSON.stringify(event)}\n${JSON.stringify(changed)}\n`,
+      ),
+    )
     expect(first.files[0]).toMatchObject({ rows_inserted: 1, rows_unchanged: 1, rows_rejected: 1 })
-    const again = await ingest(write('skill_events.b.ndjson', `${JSON.stringify(event)}\n${JSON.stringify(changed)}\n`))
+    const again = await ingest(
+      write('skill_events.b.ndjson', `${JSON.stringify(event)}\n${JSON.stringify(changed)}\n`),
+    )
     expect(again.files[0]).toMatchObject({ rows_inserted: 0, rows_unchanged: 1, rows_rejected: 1 })
-    const rejects = readFileSync(again.files[0]?.rejects_file as string, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const rejects = readFileSync(again.files[0]?.rejects_file as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(rejects[0]).toMatchObject({ line: 2, field: 'external_id' })
     expect(rejects[0].reason).toContain('409 Conflict')
   })
 
   it('reports CSV rows with the wrong number of columns by their line', async () => {
-    const file = write('organisational_units.extra.csv', 'external_id,name,parent_id\nou-hr,HR,ou-root\nou-x,X,ou-root,surplus\n"ou-fin","Finance\nand Control",ou-root\nou bad,Bad,ou-root\n')
+    const file = write(
+      'organisational_units.extra.csv',
+      'external_id,name,parent_id\nou-hr,HR,ou-root\nou-x,X,ou-root,surplus\n"ou-fin","Finance\nand Control",ou-root\nou bad,Bad,ou-root\n',
+    )
     const summary = await ingest(file)
     expect(summary.files[0]).toMatchObject({ rows_inserted: 2, rows_rejected: 2 })
-    const rejects = readFileSync(summary.files[0]?.rejects_file as string, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const rejects = readFileSync(summary.files[0]?.rejects_file as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(rejects.map((reject) => [reject.line, reject.field])).toEqual([
       [3, ''],
       [6, 'external_id'],
@@ -127,9 +220,15 @@ describe('ingest', () => {
   })
 
   it('rejects an organisational unit whose parent chain makes a cycle, and an unknown parent', async () => {
-    const file = write('organisational_units.cycle.csv', 'external_id,name,parent_id\nou-a,A,ou-b\nou-b,B,ou-a\nou-c,C,ou-nowhere\nou-root,Group,ou-it\n')
+    const file = write(
+      'organisational_units.cycle.csv',
+      'external_id,name,parent_id\nou-a,A,ou-b\nou-b,B,ou-a\nou-c,C,ou-nowhere\nou-root,Group,ou-it\n',
+    )
     const summary = await ingest(file)
-    const rejects = readFileSync(summary.files[0]?.rejects_file as string, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const rejects = readFileSync(summary.files[0]?.rejects_file as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(rejects.map((reject) => reject.line)).toEqual([3, 4, 5])
     expect(rejects[0].reason).toContain('cycle: ou-b → ou-a → ou-b')
     expect(rejects[1].reason).toContain("organisational unit 'ou-nowhere' does not exist")
@@ -137,34 +236,61 @@ describe('ingest', () => {
   })
 
   it('checks custom properties against their definitions', async () => {
-    const file = write('employees.props.ndjson', [
-      JSON.stringify({ external_id: 'emp-3', custom_properties: { fte: 'full' } }),
-      JSON.stringify({ external_id: 'emp-4', custom_properties: { shoe_size: 44 } }),
-    ].join('\n'))
+    const file = write(
+      'employees.props.ndjson',
+      [
+        JSON.stringify({ external_id: 'emp-3', custom_properties: { fte: 'full' } }),
+        JSON.stringify({ external_id: 'emp-4', custom_properties: { shoe_size: 44 } }),
+      ].join('\n'),
+    )
     const summary = await ingest(file)
-    const rejects = readFileSync(summary.files[0]?.rejects_file as string, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const rejects = readFileSync(summary.files[0]?.rejects_file as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(rejects[0]).toMatchObject({ field: 'custom_properties.fte' })
     expect(rejects[0].reason).toContain('type number')
     expect(rejects[1].reason).toContain("no custom property 'shoe_size' is defined for employees")
   })
 
   it('changes nothing when the same files are ingested again', async () => {
-    const before = await tenant.database.all('SELECT external_id, change_seq FROM employees ORDER BY external_id')
+    const before = await tenant.database.all(
+      'SELECT external_id, change_seq FROM employees ORDER BY external_id',
+    )
     const summary = await ingest(join(temp.dir, 'in', 'employees.csv'))
     expect(summary.files[0]).toMatchObject({ rows_inserted: 0, rows_updated: 0, rows_unchanged: 2 })
-    expect(await tenant.database.all('SELECT external_id, change_seq FROM employees ORDER BY external_id')).toEqual(before)
+    expect(
+      await tenant.database.all('SELECT external_id, change_seq FROM employees ORDER BY external_id'),
+    ).toEqual(before)
   })
 })
 
 describe('ingest through the CLI', () => {
   it('exits with 3 and names the rejects file when a row is rejected', async () => {
     const dataDir = join(temp.dir, 'cli-data')
-    expect((await runCli(['tenant', 'create', 'cli', '--region', 'eu', '--data-dir', dataDir])).exitCode).toBe(0)
-    const file = write('companies.ndjson', `${JSON.stringify({ external_id: 'co-1', name: 'Acme', vat: 'BE0123456789' })}\n${JSON.stringify({ external_id: 'co-2', name: 'Too long', vat: 'BE01234567890123' })}\n`)
-    const result = await runCli(['ingest', file, '--data-dir', dataDir, '--rejects-dir', join(temp.dir, 'cli-rejects'), '--json'])
+    expect(
+      (await runCli(['tenant', 'create', 'cli', '--region', 'eu', '--data-dir', dataDir])).exitCode,
+    ).toBe(0)
+    const file = write(
+      'companies.ndjson',
+      `${JSON.stringify({ external_id: 'co-1', name: 'Acme', vat: 'BE0123456789' })}\n${JSON.stringify({ external_id: 'co-2', name: 'Too long', vat: 'BE01234567890123' })}\n`,
+    )
+    const result = await runCli([
+      'ingest',
+      file,
+      '--data-dir',
+      dataDir,
+      '--rejects-dir',
+      join(temp.dir, 'cli-rejects'),
+      '--json',
+    ])
     expect(result.exitCode).toBe(3)
     const summary = JSON.parse(String(result.stdout))
-    expect(summary.files[0]).toMatchObject({ rows_inserted: 1, rows_rejected: 1, rejects_file: join(temp.dir, 'cli-rejects', 'companies.ndjson.ndjson') })
+    expect(summary.files[0]).toMatchObject({
+      rows_inserted: 1,
+      rows_rejected: 1,
+      rejects_file: join(temp.dir, 'cli-rejects', 'companies.ndjson.ndjson'),
+    })
   })
 
   it('refuses an unknown entity with the list of valid ones (exit 2)', async () => {
@@ -172,5 +298,63 @@ describe('ingest through the CLI', () => {
     const result = await runCli(['ingest', file, '--data-dir', join(temp.dir, 'cli-data')])
     expect(result.exitCode).toBe(2)
     expect(String(result.stderr)).toContain('does not start with an entity')
+  })
+})
+
+describe('the parallel check of large NDJSON files', () => {
+  it('writes the same rows and the same rejects as the serial check', async () => {
+    const lines = Array.from({ length: 4000 }, (_, index) =>
+      JSON.stringify({
+        employee_id: index % 2 ? 'emp-1' : 'emp-2',
+        external_id: `evp-${index}`,
+        event_type: 'goal',
+        timestamp: '2025-01-01',
+        content: { title: `Goal ${index}` },
+        source: 'hr',
+      }),
+    )
+    lines[10] = '{broken'
+    lines[2501] = lines[2501]?.replace('emp-1', 'emp-unknown') as string
+    lines[3999] = lines[3999]?.replace('2025-01-01', '2025-02-30') as string
+    const file = write('skill_events.parallel.ndjson', `${lines.join('\n')}\n\n${lines[0]}\n`)
+    const outcomes = []
+    for (const threshold of ['0', '999999999999']) {
+      const dataDir = join(temp.dir, `parallel-${threshold}`)
+      await runCli(['tenant', 'create', 'p', '--region', 'eu', '--data-dir', dataDir])
+      await runCli([
+        'ingest',
+        join(temp.dir, 'in', 'employees.csv'),
+        join(temp.dir, 'in', 'organisational_units.csv'),
+        join(temp.dir, 'in', 'jobs.ndjson'),
+        join(temp.dir, 'in', 'job_families.json'),
+        join(temp.dir, 'in', 'custom_property_definitions.csv'),
+        '--data-dir',
+        dataDir,
+      ])
+      const result = await runCli(
+        ['ingest', file, '--data-dir', dataDir, '--rejects-dir', join(dataDir, 'rejects'), '--json'],
+        {
+          env: { NO_COLOR: '1', SKILLHOUSE_PARALLEL_MIN_BYTES: threshold },
+        },
+      )
+      const summary = JSON.parse(String(result.stdout)).files[0]
+      const rejects = readFileSync(summary.rejects_file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+      outcomes.push({
+        counts: [summary.rows_read, summary.rows_inserted, summary.rows_unchanged, summary.rows_rejected],
+        rejects: rejects.map((reject) => [reject.line, reject.field]),
+      })
+    }
+    expect(outcomes[0]).toEqual({
+      counts: [4001, 3997, 1, 3],
+      rejects: [
+        [11, ''],
+        [2502, 'employee_id'],
+        [4000, 'timestamp'],
+      ],
+    })
+    expect(outcomes[1]).toEqual(outcomes[0])
   })
 })

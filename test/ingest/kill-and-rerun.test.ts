@@ -4,14 +4,27 @@ import { generateTenant } from '../../src/generate/generate-tenant.js'
 import { TenantDatabase } from '../../src/store/tenant-database.js'
 import { runCli, tempDir } from '../helpers/temp-tenant.js'
 
-const TABLES = ['custom_property_definitions', 'companies', 'organisational_units', 'job_families', 'jobs', 'courses', 'vacancies', 'employees', 'skill_events']
+const TABLES = [
+  'custom_property_definitions',
+  'companies',
+  'organisational_units',
+  'job_families',
+  'jobs',
+  'courses',
+  'vacancies',
+  'employees',
+  'skill_events',
+]
 
 async function tableCounts(dataDir: string): Promise<Record<string, number>> {
   const database = await TenantDatabase.open(join(dataDir, 'kill.duckdb'))
   try {
     const counts: Record<string, number> = {}
-    for (const table of TABLES) counts[table] = (await database.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))?.n ?? 0
-    const ids = await database.one<{ digest: string }>("SELECT md5(string_agg(external_id || ':' || content_hash, ',' ORDER BY external_id)) AS digest FROM skill_events")
+    for (const table of TABLES)
+      counts[table] = (await database.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))?.n ?? 0
+    const ids = await database.one<{ digest: string }>(
+      "SELECT md5(string_agg(external_id || ':' || content_hash, ',' ORDER BY external_id)) AS digest FROM skill_events",
+    )
     counts.digest = ids?.digest as unknown as number
     return counts
   } finally {
@@ -26,7 +39,9 @@ describe('an ingest killed with SIGKILL halfway', () => {
   it('leaves a database that opens, holds whole files only, and finishes correctly on re-run', async () => {
     const inbox = join(temp.dir, 'inbox')
     const generated = await generateTenant({ out: inbox, seed: 11, employees: 2000, events: 150_000 })
-    const expectedRows = Object.fromEntries(generated.files.map((file) => [file.file.split('.')[0], file.rows]))
+    const expectedRows = Object.fromEntries(
+      generated.files.map((file) => [file.file.split('.')[0], file.rows]),
+    )
 
     // A reference run measures how long the whole ingest takes on this machine.
     const reference = join(temp.dir, 'reference')
