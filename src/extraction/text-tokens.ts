@@ -1,0 +1,100 @@
+import snowball from 'snowball-stemmers'
+import type { TextLanguageCode } from './detect-language.js'
+
+/** A word of a text: where it stands (end exclusive) and where the gap before it starts. */
+export interface Span {
+  start: number
+  end: number
+  gapStart: number
+}
+
+// Character classes of the BMP, computed on first sight: 1 word character, 2 not, 0 unknown yet.
+const CLASS = new Uint8Array(65536)
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u
+export function isWordChar(code: number): boolean {
+  if (code < 128)
+    return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57)
+  let kind = CLASS[code]
+  if (kind === 0) {
+    kind = WORD_CHAR.test(String.fromCharCode(code)) ? 1 : 2
+    CLASS[code] = kind
+  }
+  return kind === 1
+}
+
+/**
+ * The words of a text: letters, digits and marks, with a leading dot kept before a letter
+ * (".NET", ".js") and trailing + or # kept ("C++", "C#"). A hand-written scanner: the tokeniser
+ * runs over every byte of every skill event, and a Unicode regex is several times slower.
+ */
+export function scanWords(text: string): Span[] {
+  const spans: Span[] = []
+  const length = text.length
+  let previousEnd = 0
+  let index = 0
+  while (index < length) {
+    let code = text.charCodeAt(index)
+    if (!isWordChar(code)) {
+      index++
+      continue
+    }
+    let start = index
+    if (
+      start > 0 &&
+      text.charCodeAt(start - 1) === 46 &&
+      (start < 2 || !isWordChar(text.charCodeAt(start - 2)))
+    )
+      start--
+    index++
+    while (index < length && isWordChar((code = text.charCodeAt(index)))) index++
+    while (index < length && ((code = text.charCodeAt(index)) === 43 || code === 35)) index++
+    spans.push({ start, end: index, gapStart: previousEnd })
+    previousEnd = index
+  }
+  return spans
+}
+
+/** Lower case without accents: "Comptabilité" → "comptabilite". */
+export function normaliseWord(word: string): string {
+  // ASCII words (the vast majority) need no Unicode decomposition.
+  for (let index = 0; index < word.length; index++) {
+    if (word.charCodeAt(index) > 127) return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()
+  }
+  return word.toLowerCase()
+}
+
+/** Whether a word is written in capitals ("AP", "SQL"). */
+export function isUpperWord(word: string): boolean {
+  return word === word.toUpperCase() && word !== word.toLowerCase()
+}
+
+/** Whether nothing, a hyphen or a slash separates a word from the previous one ("front-end"). */
+export function isJoinedToPrevious(text: string, span: Span): boolean {
+  const gap = span.start - span.gapStart
+  if (gap === 0) return true
+  if (gap !== 1) return false
+  const code = text.charCodeAt(span.gapStart)
+  return code === 45 || code === 47
+}
+
+const ALGORITHMS: Record<TextLanguageCode, string> = {
+  en: 'english',
+  nl: 'dutch',
+  fr: 'french',
+  de: 'german',
+}
+
+/** Snowball stemming per language; short words, numbers and symbols are left alone. */
+export class Stemmers {
+  private readonly stemmers = new Map<TextLanguageCode, { stem: (word: string) => string }>()
+
+  stem(norm: string, language: TextLanguageCode): string {
+    if (norm.length <= 4 || !/^\p{L}+$/u.test(norm)) return norm
+    let stemmer = this.stemmers.get(language)
+    if (!stemmer) {
+      stemmer = snowball.newStemmer(ALGORITHMS[language])
+      this.stemmers.set(language, stemmer)
+    }
+    return stemmer.stem(norm)
+  }
+}
