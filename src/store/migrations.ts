@@ -121,6 +121,20 @@ CREATE TABLE runs (
 CREATE INDEX skill_events_employee ON skill_events (employee_id);
 `,
   },
+  {
+    version: 3,
+    name: 'taxonomy changes',
+    sql: `
+CREATE TABLE taxonomy_changes (
+  external_id VARCHAR PRIMARY KEY,
+  operation_type VARCHAR NOT NULL,
+  entity_external_id VARCHAR,
+  external_vendor VARCHAR NOT NULL,
+  details JSON NOT NULL,
+  time TIMESTAMP NOT NULL
+);
+`,
+  },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0

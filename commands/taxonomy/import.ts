@@ -1,0 +1,71 @@
+import { Args, Flags } from '@oclif/core'
+import ora from 'ora'
+import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { type TaxonomyImportSummary, VENDORS, VOCABULARY_FORMATS } from '../../src/schemas/index.js'
+import { importTaxonomy } from '../../src/taxonomy/import-taxonomy.js'
+import { withTenant } from '../../src/tenants/tenant-service.js'
+
+export default class TaxonomyImport extends SkillhouseCommand {
+  static override summary =
+    'Load a vocabulary: an ESCO download, or a custom taxonomy in the skillhouse format'
+  static override description =
+    `--format esco reads the official ESCO CSV download (skillsHierarchy, broaderRelationsSkillPillar, skills_<lang>.csv or the skill collections; several languages merge) and replaces the vendor's vocabulary (default vendor_a, which must be activated on the tenant). --format skillhouse reads vocabulary JSON files (one Domain each, as fixtures/vocabulary/default) and skills.csv into the tenant's custom taxonomy (default vendor_default). Without --format, a path holding ESCO files means esco. Skills are compared by content: an unchanged vocabulary changes nothing and sends no event; otherwise one taxonomy change is recorded and its CloudEvents go to the outbox.`
+  static override examples = [
+    '<%= config.bin %> taxonomy import ~/Downloads/ESCO-1.2.0 --format esco',
+    '<%= config.bin %> taxonomy import esco/skills_en.csv esco/skills_nl.csv esco/skillsHierarchy_en.csv esco/broaderRelationsSkillPillar_en.csv --format esco --tenant acme',
+    '<%= config.bin %> taxonomy import my-taxonomy/ --format skillhouse',
+  ]
+  static override strict = false
+  static override args = { path: Args.string({ description: 'files or folders to import', required: true }) }
+  static override flags = {
+    tenant: tenantFlag,
+    format: Flags.string({
+      description: 'vocabulary format (default: detected from the files)',
+      options: [...VOCABULARY_FORMATS],
+    }),
+    'external-vendor': Flags.string({
+      description:
+        'vendor whose taxonomy receives the vocabulary (esco: vendor_a; skillhouse: vendor_default)',
+      options: [...VENDORS],
+    }),
+    replace: Flags.boolean({
+      description: 'skillhouse format: delete custom entities the files do not hold',
+    }),
+  }
+
+  async run(): Promise<TaxonomyImportSummary> {
+    const { argv, flags } = await this.parse(TaxonomyImport)
+    const spinner = this.interactive ? ora({ stream: process.stderr }) : undefined
+    const summary = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
+      importTaxonomy(
+        tenant,
+        {
+          paths: argv as string[],
+          format: flags.format as TaxonomyImportSummary['format'] | undefined,
+          external_vendor: flags['external-vendor'] as TaxonomyImportSummary['external_vendor'] | undefined,
+          replace: flags.replace,
+        },
+        (stage) => spinner?.start(stage),
+      ),
+    ).finally(() => spinner?.stop())
+    const counts = (label: string, level: { created: number; updated: number; deleted: number }) =>
+      this.log(
+        `${label.padEnd(16)} ${level.created} created, ${level.updated} updated, ${level.deleted} deleted`,
+      )
+    this.log(
+      `${summary.format} → ${summary.external_vendor}${summary.custom ? ' (custom taxonomy)' : ''}: ${summary.skills} skills in ${summary.languages.join(', ') || 'no language'}`,
+    )
+    counts('skills', summary.skill_changes)
+    counts('domains', summary.domains)
+    counts('subdomains', summary.subdomains)
+    counts('skill clusters', summary.skill_clusters)
+    this.log(
+      summary.change_id
+        ? `recorded change ${summary.change_id}; ${summary.events} events in the outbox (${summary.seconds.toFixed(1)} s)`
+        : `nothing changed; no change recorded, no event sent (${summary.seconds.toFixed(1)} s)`,
+    )
+    for (const skipped of summary.skipped) this.note(`skipped ${skipped.path}: ${skipped.reason}`)
+    for (const note of summary.notes) this.note(note)
+    return summary
+  }
+}
