@@ -20,12 +20,22 @@ export default class Ingest extends SkillhouseCommand {
     tenant: tenantFlag,
     entity: Flags.string({ description: 'entity of every file given', options: ENTITY_NAMES }),
     'rejects-dir': Flags.string({ description: 'where rejected rows are written', default: 'rejects' }),
+    progress: Flags.boolean({
+      description:
+        'write progress lines to stderr even when it is not a terminal (for the logs of scheduled jobs)',
+    }),
   }
 
   async run(): Promise<IngestSummary> {
     const { argv, flags } = await this.parse(Ingest)
     const spinner = this.interactive ? ora({ stream: process.stderr }) : undefined
     let fileStarted = 0
+    let lastLine = 0
+    const logProgress = flags.progress && !spinner
+    const progressLine = (text: string) => {
+      lastLine = performance.now()
+      process.stderr.write(`progress ${text}\n`)
+    }
     const summary = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       ingestPaths({
         database: tenant.database,
@@ -36,11 +46,14 @@ export default class Ingest extends SkillhouseCommand {
         onFile: (file) => {
           fileStarted = performance.now()
           spinner?.start(`${file.kind.entity} ← ${file.path}`)
+          if (logProgress) progressLine(`${file.kind.entity} ${file.path} started`)
         },
         onProgress: (file, rows) => {
-          if (!spinner) return
           const rate = Math.round(rows / Math.max((performance.now() - fileStarted) / 1000, 0.001))
-          spinner.text = `${file.kind.entity} ← ${file.path}: ${rows.toLocaleString('en')} rows (${rate.toLocaleString('en')} rows/s)`
+          const text = `${file.kind.entity} ← ${file.path}: ${rows.toLocaleString('en')} rows (${rate.toLocaleString('en')} rows/s)`
+          if (spinner) spinner.text = text
+          else if (logProgress && performance.now() - lastLine > 500)
+            progressLine(`${file.kind.entity} ${rows} rows ${rate} rows/s`)
         },
       }),
     )

@@ -96,23 +96,56 @@ async function* readNdjson(path: string): AsyncIterable<SourceRow[]> {
   if (batch.length) yield batch
 }
 
-/** JSON: one array of objects; rows are numbered by their position in the array. */
+/** JSON: one array of objects; rows are numbered by their position and the line they start on. */
 async function* readJsonArray(path: string): AsyncIterable<SourceRow[]> {
+  const text = await readFile(path, 'utf8')
   let value: unknown
   try {
-    value = JSON.parse(await readFile(path, 'utf8'))
+    value = JSON.parse(text)
   } catch (error) {
     throw errors.badRequest(`${path} is not valid JSON: ${(error as Error).message}`)
   }
   if (!Array.isArray(value)) throw errors.badRequest(`${path} must hold a JSON array of objects`)
+  const lines = arrayElementLines(text)
   for (let start = 0; start < value.length; start += BATCH) {
     yield value.slice(start, start + BATCH).map((item, index): SourceRow => {
       const row = start + index + 1
+      const line = lines[row - 1] ?? null
       return typeof item === 'object' && item !== null && !Array.isArray(item)
-        ? { line: null, row, record: item as Record<string, unknown> }
-        : { line: null, row, problem: { field: '', message: 'element is not a JSON object' } }
+        ? { line, row, record: item as Record<string, unknown> }
+        : { line, row, problem: { field: '', message: 'element is not a JSON object' } }
     })
   }
+}
+
+/** The line each element of a top-level JSON array starts on (the text is known to be valid JSON). */
+export function arrayElementLines(text: string): number[] {
+  const lines: number[] = []
+  let line = 1
+  let depth = 0
+  let inString = false
+  let expectValue = false
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code === 10) line++
+    if (inString) {
+      if (code === 92) index++
+      else if (code === 34) inString = false
+      continue
+    }
+    if (code === 32 || code === 9 || code === 13 || code === 10) continue
+    if (depth === 1 && expectValue && code !== 93) {
+      lines.push(line)
+      expectValue = false
+    }
+    if (code === 34) inString = true
+    else if (code === 91 || code === 123) {
+      depth++
+      if (depth === 1) expectValue = true
+    } else if (code === 93 || code === 125) depth--
+    else if (code === 44 && depth === 1) expectValue = true
+  }
+  return lines
 }
 
 const OFFLINE = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' } as const

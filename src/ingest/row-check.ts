@@ -51,7 +51,10 @@ export function checkRow(
 /** zod issues as problems: the dotted field path and a reason that says what would be valid. */
 export function zodProblems(error: z.ZodError): Problem[] {
   return error.issues.map((issue) => ({
-    field: issue.path.map(String).join('.'),
+    // An unknown field is named itself, not by the object that holds it.
+    field: [...issue.path, ...(issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : [])]
+      .map(String)
+      .join('.'),
     reason: describeIssue(issue),
   }))
 }

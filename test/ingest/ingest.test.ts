@@ -162,7 +162,7 @@ describe('ingest', () => {
     expect(rejects.map((reject) => [reject.line, reject.field])).toEqual([
       [2, 'employee_id'],
       [3, 'timestamp'],
-      [4, 'content'],
+      [4, 'content.mood'],
       [5, ''],
     ])
     expect(rejects[0].reason).toBe("employee 'emp-404' does not exist; ingest it first (404 Not Found)")
