@@ -313,24 +313,28 @@ export class SkillExtractor {
   private scanExact(text: string, tokens: Token[], out: Candidate[]) {
     for (let start = 0; start < tokens.length; start++) {
       const first = tokens[start] as Token
-      let node = first.word.exact
-      let end = start + 1
-      while (node) {
-        if (node.entries) this.accept(tokens, start, end, node.entries, out)
-        const next = tokens[end]
-        if (!next || !node.children) break
-        node = node.children.get(next.word.norm)
-        end++
-      }
-      // Hyphenated or slashed words written as one label: "front-end" for "frontend".
+      this.descend(first.word.exact, tokens, start, start + 1, out)
+      // Hyphenated or slashed words written as one word in a label: "front-end" for "frontend".
       let joined = first.word.norm
-      for (end = start + 1; end < tokens.length && end - start < 4; end++) {
+      for (let end = start + 1; end < tokens.length && end - start < 4; end++) {
         const next = tokens[end] as Token
         if (!isJoinedToPrevious(text, next)) break
         joined += next.word.norm
-        const entries = this.exact.get(joined)?.entries
-        if (entries) this.accept(tokens, start, end + 1, entries, out)
+        this.descend(this.exact.get(joined), tokens, start, end + 1, out)
       }
+    }
+  }
+
+  /** From a trie node reached by tokens[start..end), accepts every label that ends on the way down. */
+  private descend(node: Node | undefined, tokens: Token[], start: number, end: number, out: Candidate[]) {
+    let current = node
+    let position = end
+    while (current) {
+      if (current.entries) this.accept(tokens, start, position, current.entries, out)
+      const next = tokens[position]
+      if (!next || !current.children) break
+      current = current.children.get(next.word.norm)
+      position++
     }
   }
 
