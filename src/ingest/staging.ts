@@ -191,7 +191,7 @@ class SkillEventStaging implements Staging {
        FROM ${stage} s LEFT JOIN skill_events e ON e.external_id = s.external_id`,
     )
     await this.database.run(
-      `INSERT INTO skill_events
+      `INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash, received_at, change_seq)
        SELECT s.external_id, s.employee_id, s.event_type, s.timestamp::DATE, s.content, s.source, s.content_hash,
               now(), nextval('change_seq')
        FROM ${stage} s ANTI JOIN skill_events e ON e.external_id = s.external_id

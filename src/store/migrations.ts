@@ -135,6 +135,53 @@ CREATE TABLE taxonomy_changes (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'skill profiles, their versions and derivation state',
+    sql: `
+ALTER TABLE skill_events ADD COLUMN language VARCHAR DEFAULT 'auto';
+ALTER TABLE skill_events ADD COLUMN ended_on DATE;
+CREATE TABLE profile_skills (
+  entity_type VARCHAR NOT NULL,
+  entity_id VARCHAR NOT NULL,
+  external_vendor VARCHAR NOT NULL,
+  skill_id VARCHAR NOT NULL,
+  validation_state VARCHAR NOT NULL,
+  score DOUBLE NOT NULL,
+  proficiency_float DOUBLE,
+  proficiency_level INTEGER,
+  governed_proficiency_level INTEGER,
+  governed_critical BOOLEAN,
+  inferred_critical BOOLEAN,
+  first_seen DATE,
+  last_seen DATE,
+  evidence JSON NOT NULL,
+  PRIMARY KEY (entity_type, entity_id, external_vendor, skill_id)
+);
+CREATE TABLE skill_profiles (
+  entity_type VARCHAR NOT NULL,
+  entity_id VARCHAR NOT NULL,
+  external_vendor VARCHAR NOT NULL,
+  version INTEGER NOT NULL,
+  profile_hash VARCHAR NOT NULL,
+  suggested_hash VARCHAR NOT NULL,
+  skill_count INTEGER NOT NULL,
+  low_data BOOLEAN NOT NULL,
+  computed_at TIMESTAMP NOT NULL,
+  PRIMARY KEY (entity_type, entity_id, external_vendor)
+);
+CREATE TABLE skill_profile_versions (
+  entity_type VARCHAR NOT NULL,
+  entity_id VARCHAR NOT NULL,
+  external_vendor VARCHAR NOT NULL,
+  version INTEGER NOT NULL,
+  profile_hash VARCHAR NOT NULL,
+  computed_at TIMESTAMP NOT NULL,
+  skills JSON NOT NULL
+);
+CREATE TABLE derive_state (key VARCHAR PRIMARY KEY, value JSON NOT NULL);
+`,
+  },
 ]
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0
