@@ -184,4 +184,4 @@ CREATE TABLE derive_state (key VARCHAR PRIMARY KEY, value JSON NOT NULL);
   },
 ]
 
-export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0
+export const LATEST_SCHEMA_VERSION = Math.max(0, ...MIGRATIONS.map((migration) => migration.version))

@@ -70,7 +70,7 @@ export class TenantDatabase {
       )
     }
     const applied: number[] = []
-    for (const migration of migrations) {
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
       if (migration.version <= current) continue
       await this.transaction(async () => {
         await this.run(migration.sql)
