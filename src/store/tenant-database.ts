@@ -3,7 +3,11 @@ import {
   type DuckDBAppender,
   type DuckDBConnection,
   DuckDBInstance,
+  DuckDBListValue,
+  type DuckDBType,
   type DuckDBValue,
+  LIST,
+  VARCHAR,
 } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations.js'
@@ -92,12 +96,12 @@ export class TenantDatabase {
   }
 
   async run(sql: string, params?: SqlParams): Promise<void> {
-    await this.connection.run(sql, params)
+    await this.connection.run(sql, params, params ? typesOf(params) : undefined)
   }
 
   /** Rows as plain objects; BIGINT values become numbers when they are safe integers. */
   async all<T extends Row = Row>(sql: string, params?: SqlParams): Promise<T[]> {
-    const reader = await this.connection.runAndReadAll(sql, params)
+    const reader = await this.connection.runAndReadAll(sql, params, params ? typesOf(params) : undefined)
     return reader.getRowObjectsJS().map((row) => normaliseRow(row) as T)
   }
 
@@ -132,6 +136,20 @@ export class TenantDatabase {
     this.instance.closeSync()
   }
 }
+
+/** An empty list has no item type of its own: lists of parameters are lists of text. */
+function typesOf(params: SqlParams): DuckDBType[] | Record<string, DuckDBType | undefined> | undefined {
+  const typeOf = (value: unknown) =>
+    value instanceof DuckDBListValue && value.items.length === 0 ? VARCHAR_LIST : undefined
+  if (Array.isArray(params)) {
+    if (!params.some((value) => typeOf(value))) return undefined
+    return params.map((value) => typeOf(value) ?? (undefined as unknown as DuckDBType))
+  }
+  const entries = Object.entries(params).filter(([, value]) => typeOf(value))
+  return entries.length ? Object.fromEntries(entries.map(([key, value]) => [key, typeOf(value)])) : undefined
+}
+
+const VARCHAR_LIST = LIST(VARCHAR)
 
 function normaliseRow(row: Record<string, unknown>): Row {
   for (const [key, value] of Object.entries(row)) {

@@ -1,0 +1,59 @@
+import { Flags } from '@oclif/core'
+import ora from 'ora'
+import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
+import { errors } from '../src/errors/skillhouse-error.js'
+import { type DeriveResult, deriveProfiles } from '../src/profiles/derive.js'
+import { IsoDate } from '../src/schemas/index.js'
+import { withTenant } from '../src/tenants/tenant-service.js'
+
+export default class Derive extends SkillhouseCommand {
+  static override summary = 'Derive skill profiles from skill events and entity changes'
+  static override description =
+    'Recomputes the profiles of employees, jobs, job families, courses and vacancies whose records or events changed since the last run (all of them with --full or after a vocabulary change), stores them as new versions and appends their CloudEvents to the outbox.'
+  static override examples = [
+    '<%= config.bin %> derive',
+    '<%= config.bin %> derive --full --tenant acme',
+    '<%= config.bin %> derive --as-of 2026-01-31 --json',
+  ]
+  static override flags = {
+    tenant: tenantFlag,
+    full: Flags.boolean({ description: 'recompute every profile' }),
+    'as-of': Flags.string({ description: 'derive as of this date (YYYY-MM-DD; default today)' }),
+  }
+
+  async run(): Promise<DeriveResult> {
+    const { flags } = await this.parse(Derive)
+    if (flags['as-of'] && !IsoDate.safeParse(flags['as-of']).success)
+      throw errors.unprocessable(`--as-of ${flags['as-of']}: must be a date YYYY-MM-DD`)
+    const spinner = this.interactive
+      ? ora({ stream: process.stderr, text: 'deriving profiles' }).start()
+      : undefined
+    const result = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
+      deriveProfiles({
+        tenant,
+        ...(flags['as-of'] ? { asOf: flags['as-of'] } : {}),
+        ...(flags.full ? { full: true } : {}),
+        onProgress: (stage, done, total) => {
+          if (spinner) spinner.text = `${stage}: ${done.toLocaleString('en')} / ${total.toLocaleString('en')}`
+        },
+      }),
+    )
+    spinner?.stop()
+    for (const vendor of result.vendors) {
+      const counts = Object.entries(vendor.recomputed)
+        .map(([entity, count]) => `${count} ${entity}`)
+        .join(', ')
+      const changed =
+        Object.entries(vendor.changed)
+          .map(([entity, count]) => `${count} ${entity}`)
+          .join(', ') || 'none'
+      this.log(
+        `${vendor.external_vendor}${vendor.full ? ' (full)' : ''}: recomputed ${counts}; changed ${changed}; ${vendor.events} events`,
+      )
+    }
+    this.log(
+      `as of ${result.as_of}, ${(result.text_bytes / 1e6).toFixed(1)} MB of event text in ${result.seconds.toFixed(1)} s`,
+    )
+    return result
+  }
+}

@@ -1,0 +1,168 @@
+import type { SkillExtractor } from '../extraction/skill-extractor.js'
+
+/** A stored skill event as derivation reads it. */
+export interface EventInput {
+  external_id: string
+  event_type: string
+  /** The date from which the employee holds the event's skills (spec 2.4). */
+  timestamp: string
+  content: Record<string, unknown>
+  language: string | null
+  /** Set when a later event ended this active working history (the end_active_working_history option). */
+  ended_on: string | null
+}
+
+/** One piece of evidence that an employee holds a skill. */
+export interface Evidence {
+  skill_id: string
+  event_id: string
+  event_type: string
+  /** 0–1: how sure the event is about the skill (extraction score, or 1 when named directly). */
+  strength: number
+  /** When the evidence starts counting (the event's timestamp). */
+  date: string
+  /** For periods (employment, projects): start and end; an open end means still ongoing. */
+  period?: { start: string; end: string | null }
+  /** A level (1–5) stated by the event itself (skill notes). */
+  stated_level?: number
+}
+
+/** Skills of the tenant's own jobs and courses, for events that reference them by external_id. */
+export interface ReferencedProfiles {
+  jobs: ReadonlyMap<string, readonly { skill_id: string; score: number }[]>
+  courses: ReadonlyMap<string, readonly { skill_id: string; score: number }[]>
+}
+
+/**
+ * How much each kind of event says about holding a skill. Employment and projects are strong;
+ * learning and tickets weaker; a goal is an intention, barely evidence at all.
+ */
+export const KIND_WEIGHTS: Record<string, number> = {
+  working_history: 1,
+  project: 0.9,
+  certificate: 0.9,
+  resume_document: 0.8,
+  merge_request: 0.8,
+  skill_notes: 1,
+  education_history: 0.7,
+  feedback: 0.7,
+  learning: 0.6,
+  ticket: 0.6,
+  goal: 0.2,
+}
+
+/** File endings of changed files in merge requests, and the skill label they stand for. */
+const FILE_LANGUAGES: Record<string, string> = {
+  py: 'Python',
+  ts: 'TypeScript',
+  tsx: 'TypeScript React',
+  js: 'JavaScript',
+  jsx: 'JavaScript React',
+  java: 'Java',
+  kt: 'Kotlin',
+  cs: 'C#',
+  go: 'Golang',
+  rs: 'Rust',
+  rb: 'Ruby',
+  php: 'PHP',
+  sql: 'SQL',
+  scala: 'Scala',
+  swift: 'Swift',
+  tf: 'Terraform',
+  ipynb: 'Jupyter Python',
+  sh: 'Bash',
+  ps1: 'PowerShell',
+  vue: 'Vue.js',
+  dart: 'Flutter',
+  r: 'R programming',
+  yml: 'YAML',
+  yaml: 'YAML',
+  css: 'CSS',
+  scss: 'CSS',
+  html: 'HTML',
+}
+
+const text = (...parts: unknown[]) =>
+  parts
+    .flatMap((part) => (Array.isArray(part) ? part : [part]))
+    .filter((part): part is string => typeof part === 'string' && part.length > 0)
+    .join('. ')
+
+/** The free text an event holds, by event type. */
+export function eventText(event: EventInput): string {
+  const c = event.content
+  switch (event.event_type) {
+    case 'working_history':
+      return text(c.job_title, c.job_description)
+    case 'education_history':
+      return text(c.degree, c.field_of_study, c.description)
+    case 'resume_document':
+      return text(c.text)
+    case 'learning':
+    case 'goal':
+      return text(c.title, c.description)
+    case 'feedback':
+      return text(c.text)
+    case 'project':
+      return text(c.name, c.description, c.technologies)
+    case 'ticket':
+      return text(c.title, c.description, c.labels)
+    case 'merge_request': {
+      const endings = ((c.changed_files as string[] | undefined) ?? [])
+        .map((file) => FILE_LANGUAGES[file.split('.').pop()?.toLowerCase() ?? ''])
+        .filter((label): label is string => label !== undefined)
+      return text(c.title, c.description, [...new Set(endings)])
+    }
+    case 'certificate':
+      return text(c.name, c.issuer)
+    case 'skill_notes':
+      return text(c.note)
+    default:
+      return ''
+  }
+}
+
+/**
+ * The skills one event evidences: found in its text by the extractor, named directly (skill
+ * notes), or taken from the profile of the Job or Course it references. Feedback events that
+ * validate or reject a skill are not evidence; derivation reads them separately.
+ */
+export function evidenceOfEvent(
+  event: EventInput,
+  extractor: SkillExtractor,
+  referenced: ReferencedProfiles,
+  knownSkills: ReadonlySet<string>,
+): Evidence[] {
+  if (event.event_type === 'skill_profile_feedback') return []
+  const c = event.content
+  const base = { event_id: event.external_id, event_type: event.event_type, date: event.timestamp }
+  const period =
+    event.event_type === 'working_history' || event.event_type === 'project'
+      ? typeof c.start_date === 'string'
+        ? { start: c.start_date, end: (c.end_date as string | undefined) ?? event.ended_on ?? null }
+        : undefined
+      : undefined
+  const withPeriod = period ? { period } : {}
+  const found = new Map<string, Evidence>()
+  const add = (skill_id: string, strength: number, extra: Partial<Evidence> = {}) => {
+    const known = found.get(skill_id)
+    if (!known || known.strength < strength)
+      found.set(skill_id, { ...base, ...withPeriod, skill_id, strength, ...extra })
+  }
+  const referencedSkills =
+    typeof c.job_id === 'string'
+      ? referenced.jobs.get(c.job_id)
+      : typeof c.course_id === 'string'
+        ? referenced.courses.get(c.course_id)
+        : undefined
+  for (const skill of referencedSkills ?? []) add(skill.skill_id, Math.min(1, skill.score) * 0.9)
+  if (event.event_type === 'skill_notes' && typeof c.skill_id === 'string' && knownSkills.has(c.skill_id)) {
+    add(c.skill_id, 1, typeof c.proficiency_level === 'number' ? { stated_level: c.proficiency_level } : {})
+  }
+  const body = eventText(event)
+  if (body) {
+    const language = event.language && event.language !== 'auto' ? (event.language as 'en') : 'auto'
+    for (const skill of extractor.extract(body, { language }).skills) add(skill.skill_id, skill.score)
+  }
+  return [...found.values()]
+}
