@@ -20,6 +20,9 @@ export default class Ingest extends SkillhouseCommand {
     tenant: tenantFlag,
     entity: Flags.string({ description: 'entity of every file given', options: ENTITY_NAMES }),
     'rejects-dir': Flags.string({ description: 'where rejected rows are written', default: 'rejects' }),
+    'end-active-working-history': Flags.boolean({
+      description: "new skill events end their employee's active working history (events without end_date)",
+    }),
     progress: Flags.boolean({
       description:
         'write progress lines to stderr even when it is not a terminal (for the logs of scheduled jobs)',
@@ -43,6 +46,7 @@ export default class Ingest extends SkillhouseCommand {
         paths: argv as string[],
         entity: flags.entity,
         rejectsDir: flags['rejects-dir'],
+        endActiveWorkingHistory: flags['end-active-working-history'],
         onFile: (file) => {
           fileStarted = performance.now()
           spinner?.start(`${file.kind.entity} ← ${file.path}`)

@@ -18,6 +18,8 @@ export interface IngestFileOptions {
   format: SourceFormat
   kind: EntityKind
   onProgress?: (rowsRead: number) => void
+  /** 4.2's option: new events end the employee's active working histories. */
+  endActiveWorkingHistory?: boolean
 }
 
 export interface IngestFileResult {
@@ -65,7 +67,9 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   phase('checksum')
   const definitions = await loadDefinitions(database, kind)
   const references = new ReferenceIndex(database)
-  const staging = await stagingFor(kind, database)
+  const staging = await stagingFor(kind, database, {
+    endActiveWorkingHistory: options.endActiveWorkingHistory === true,
+  })
   const rejects: Reject[] = []
   const reject = (source: SourceRow, problems: Problem[], record?: unknown) => {
     const first = problems[0] ?? { field: '', reason: 'rejected' }

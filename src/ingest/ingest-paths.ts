@@ -75,6 +75,7 @@ export interface IngestOptions {
   paths: string[]
   entity?: string | undefined
   rejectsDir: string
+  endActiveWorkingHistory?: boolean
   onFile?: (file: PlannedFile) => void
   onProgress?: (file: PlannedFile, rowsRead: number) => void
 }
@@ -99,6 +100,7 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
       path: file.path,
       format: file.format,
       kind: file.kind,
+      endActiveWorkingHistory: options.endActiveWorkingHistory === true,
       onProgress: (rows) => options.onProgress?.(file, rows),
     })
     const rejectsFile = rejects.length ? await writeRejects(options.rejectsDir, file.path, rejects) : null

@@ -3,6 +3,7 @@ import { createWriteStream, rmSync, type WriteStream } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type DuckDBAppender, listValue } from '@duckdb/node-api'
+import { endActiveWorkingHistory } from '../profiles/working-history.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind } from './entity-kinds.js'
 import type { GoodRow } from './ingest-file.js'
@@ -30,10 +31,11 @@ let stagingCounter = 0
 export async function stagingFor(
   kind: EntityKind,
   database: TenantDatabase,
+  options: { endActiveWorkingHistory?: boolean } = {},
 ): Promise<Staging & { adopt?: (file: string) => void }> {
   switch (kind.storage) {
     case 'skill_events':
-      return new SkillEventStaging(database)
+      return new SkillEventStaging(database, options.endActiveWorkingHistory === true)
     case 'definitions':
       return new DefinitionStaging(database)
     case 'match_feedback':
@@ -123,7 +125,10 @@ class SkillEventStaging implements Staging {
   private buffer: string[] = []
   private size = 0
 
-  constructor(private readonly database: TenantDatabase) {
+  constructor(
+    private readonly database: TenantDatabase,
+    private readonly endActive: boolean,
+  ) {
     this.file = stagingFile('main')
     this.stream = createWriteStream(this.file)
   }
@@ -197,6 +202,14 @@ class SkillEventStaging implements Staging {
        FROM ${stage} s ANTI JOIN skill_events e ON e.external_id = s.external_id
        WHERE s.occurrence = 1`,
     )
+    if (this.endActive) {
+      // Each employee's new events end their earlier active working histories, on the newest event's date.
+      const ends = await this.database.all<{ employee_id: string; end_date: string; except: string[] }>(
+        `SELECT employee_id, strftime(max(timestamp::DATE), '%Y-%m-%d') AS end_date, list(external_id) AS except
+         FROM ${stage} WHERE occurrence = 1 GROUP BY employee_id`,
+      )
+      await endActiveWorkingHistory(this.database, ends)
+    }
     await this.database.run(`DROP TABLE ${stage}`)
     const conflict = (row: ConflictRow, where: string) => ({
       row: { line: row.line, row: row.row, key: row.external_id, record: JSON.parse(row.record) },

@@ -1,3 +1,4 @@
+import { listValue } from '@duckdb/node-api'
 import { extractorFor } from '../extraction/extractor-cache.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
@@ -88,7 +89,12 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
       `SELECT doc::VARCHAR AS doc FROM courses WHERE change_seq > $1 ORDER BY external_id`,
       [since],
     )
-    for (const row of courses) writer.add('course', deriveCourseProfile(JSON.parse(row.doc), extractor))
+    const courseProfiles = new Map<string, ProfileSkill[]>()
+    for (const row of courses) {
+      const profile = deriveCourseProfile(JSON.parse(row.doc), extractor)
+      writer.add('course', profile)
+      courseProfiles.set(profile.entity_id, profile.skills)
+    }
     recomputed.courses = courses.length
 
     const families = new Map(
@@ -156,11 +162,9 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     const storedCourseSkills = await loadProfileSkills(database, vendor, 'course')
     const referenced: ReferencedProfiles = {
       jobs: new Map([...storedJobSkills, ...jobProfiles]),
-      courses: storedCourseSkills,
+      courses: new Map([...storedCourseSkills, ...courseProfiles]),
     }
-    const dirtyCourses = new Set(
-      courses.map((row) => (JSON.parse(row.doc) as { external_id: string }).external_id),
-    )
+    const dirtyCourses = new Set(courseProfiles.keys())
     const employees = await dirtyEmployees(
       database,
       since,
@@ -321,7 +325,5 @@ async function vocabularySignature(database: TenantDatabase, vendor: string): Pr
   )
   return row?.signature ?? ''
 }
-
-import { listValue } from '@duckdb/node-api'
 
 const listOf = (values: readonly string[]) => listValue([...values])

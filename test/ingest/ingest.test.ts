@@ -358,3 +358,52 @@ describe('the parallel check of large NDJSON files', () => {
     expect(outcomes[1]).toEqual(outcomes[0])
   })
 })
+
+describe('the model configuration rule', () => {
+  it('rejects ticket and merge_request events on a tenant older than MC_2025_Q1_V1 with the spec message', async () => {
+    const old = await createOpenTenant(join(temp.dir, 'old-data'), 'old', {
+      modelConfiguration: 'MC_2024_Q3_V1',
+    })
+    try {
+      const employees = join(temp.dir, 'in', 'employees.old.ndjson')
+      writeFileSync(employees, `${JSON.stringify({ external_id: 'emp-1' })}\n`)
+      const events = join(temp.dir, 'in', 'skill_events.old.ndjson')
+      writeFileSync(
+        events,
+        [
+          {
+            employee_id: 'emp-1',
+            external_id: 'e1',
+            event_type: 'ticket',
+            timestamp: '2025-01-01',
+            content: { title: 'Fix SAP export' },
+            source: 'jira',
+          },
+          {
+            employee_id: 'emp-1',
+            external_id: 'e2',
+            event_type: 'goal',
+            timestamp: '2025-01-01',
+            content: { title: 'Learn SQL' },
+            source: 'hr',
+          },
+        ]
+          .map((row) => JSON.stringify(row))
+          .join('\n'),
+      )
+      const summary = await ingestPaths({
+        database: old.database,
+        settings: old.settings,
+        paths: [employees, events],
+        rejectsDir: join(temp.dir, 'old-rejects'),
+      })
+      const file = summary.files.find((entry) => entry.entity === 'skill_events')
+      expect(file).toMatchObject({ rows_inserted: 1, rows_rejected: 1 })
+      const reject = JSON.parse(readFileSync(file?.rejects_file as string, 'utf8').trim())
+      expect(reject.field).toBe('event_type')
+      expect(reject.reason).toContain('model configuration is outdated and should be upgraded')
+    } finally {
+      old.database.close()
+    }
+  })
+})
