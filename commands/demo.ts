@@ -58,7 +58,10 @@ export default class Demo extends SkillhouseCommand {
         .toFixed(1)} s`,
     )
     this.log(`  data directory  ${dataDir}`)
-    this.log(`  outputs         ${flags.out} (manifest.json)`)
+    this.log(`  outputs         ${flags.out} (manifest.json, events/)`)
+    this.log(
+      `  try             npx skillhouse profile employee emp-10001 --tenant demo${dataDir === this.dataDir({}) ? '' : ` --data-dir ${dataDir}`}`,
+    )
     return { ...manifest, data_dir: dataDir, out: flags.out }
   }
 }

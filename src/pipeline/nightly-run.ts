@@ -1,14 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { readOutbox } from '../events/outbox.js'
 import { type IngestSummary, ingestPaths } from '../ingest/ingest-paths.js'
+import { deriveProfiles } from '../profiles/derive.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
-import { writeFileAtomic } from '../util/atomic-file.js'
+import { AtomicWriteStream, writeFileAtomic } from '../util/atomic-file.js'
 
 export interface NightlyRunOptions {
   tenant: OpenTenant
   inbox: string
   out: string
+  asOf?: string
   onStage?: (stage: string) => void
 }
 
@@ -28,6 +32,9 @@ export interface RunManifest {
   skipped_inputs: { file: string; reason: string }[]
   rejected_rows: number
   outputs: { file: string; sha256: string }[]
+  profiles: { external_vendor: string; recomputed: Record<string, number>; changed: Record<string, number> }[]
+  /** CloudEvents this run wrote to events/<run-id>.ndjson. */
+  events: number
   timings: Record<string, number>
 }
 
@@ -54,6 +61,13 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
     return result
   }
 
+  // The run's events are those since the last finished run, so that a killed run's events are
+  // written by the run that finishes its work.
+  const previous = await tenant.database.one<{ seq: number | null }>(
+    `SELECT max(CAST(json_extract(summary, '$.outbox_seq_end') AS BIGINT)) AS seq FROM runs WHERE kind = 'nightly' AND status LIKE 'finished%'`,
+  )
+  const fromSeq = previous?.seq ?? 0
+
   const ingested: IngestSummary = await stage('ingest', () =>
     ingestPaths({
       database: tenant.database,
@@ -62,6 +76,15 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
       rejectsDir: join(options.out, 'rejects'),
     }),
   )
+
+  const derived = await stage('derive', () =>
+    deriveProfiles({ tenant, ...(options.asOf ? { asOf: options.asOf } : {}) }),
+  )
+
+  const events = await stage('events', () =>
+    writeRunEvents(tenant.database, fromSeq, join(options.out, 'events', `${runId}.ndjson`)),
+  )
+  const outputs = [events.path].filter((path): path is string => path !== null)
 
   const manifest: RunManifest = {
     run_id: runId,
@@ -81,7 +104,16 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
       reason: skipped.reason,
     })),
     rejected_rows: ingested.rows_rejected,
-    outputs: [],
+    outputs: outputs.map((path) => ({
+      file: relative(options.out, path),
+      sha256: sha256(readFileSync(path)),
+    })),
+    profiles: derived.vendors.map((vendor) => ({
+      external_vendor: vendor.external_vendor,
+      recomputed: vendor.recomputed,
+      changed: vendor.changed,
+    })),
+    events: events.count,
     timings,
   }
   writeFileAtomic(join(options.out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
@@ -97,3 +129,27 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
 }
 
 export const sha256 = (content: string | Uint8Array) => createHash('sha256').update(content).digest('hex')
+
+/** Writes the outbox events after `fromSeq` as NDJSON (whole or not at all); no file when there are none. */
+async function writeRunEvents(
+  database: TenantDatabase,
+  fromSeq: number,
+  path: string,
+): Promise<{ path: string | null; count: number; lastSeq: number | null }> {
+  let cursor = fromSeq
+  let count = 0
+  let stream: AtomicWriteStream | undefined
+  for (;;) {
+    const page = await readOutbox(database, { sinceSeq: cursor, limit: 10_000 })
+    if (page.length === 0) break
+    if (!stream) {
+      mkdirSync(dirname(path), { recursive: true })
+      stream = new AtomicWriteStream(path)
+    }
+    for (const entry of page) stream.write(`${JSON.stringify(entry.event)}\n`)
+    count += page.length
+    cursor = (page[page.length - 1] as { seq: number }).seq
+  }
+  await stream?.commit()
+  return { path: stream ? path : null, count, lastSeq: count ? cursor : null }
+}
