@@ -63,6 +63,8 @@ interface Word {
   exact: Node | undefined
   /** Per text language: the stem and the trie node it starts, computed on first need. */
   stems: Partial<Record<TextLanguageCode, { stem: string; node: Node | undefined }>>
+  /** The one-word label a long compound begins or ends with; null when none (computed on first need). */
+  compound?: Entry[] | null
 }
 
 interface Token extends Span {
@@ -377,17 +379,27 @@ export class SkillExtractor {
   /** German and Dutch compounds: a long word that begins or ends with a one-word label. */
   private compounds(tokens: Token[], out: Candidate[]) {
     for (let index = 0; index < tokens.length; index++) {
-      const norm = (tokens[index] as Token).word.norm
-      if (norm.length < 10) continue
-      for (let cut = norm.length - 3; cut >= 5; cut--) {
-        const entries =
-          this.singleWords.get(norm.slice(0, cut)) ?? this.singleWords.get(norm.slice(norm.length - cut))
-        if (entries) {
-          out.push({ start: index, end: index + 1, entries, confidence: COMPOUND_PART, compound: true })
-          break
-        }
-      }
+      const word = (tokens[index] as Token).word
+      if (word.norm.length < 10) continue
+      if (word.compound === undefined) word.compound = this.compoundOf(word.norm)
+      if (word.compound)
+        out.push({
+          start: index,
+          end: index + 1,
+          entries: word.compound,
+          confidence: COMPOUND_PART,
+          compound: true,
+        })
     }
+  }
+
+  private compoundOf(norm: string): Entry[] | null {
+    for (let cut = norm.length - 3; cut >= 5; cut--) {
+      const entries =
+        this.singleWords.get(norm.slice(0, cut)) ?? this.singleWords.get(norm.slice(norm.length - cut))
+      if (entries) return entries
+    }
+    return null
   }
 
   private rank(

@@ -44,7 +44,17 @@ export const PROFICIENCY = {
 } as const
 
 const DAY = 86_400_000
-const toDay = (date: string) => Date.parse(`${date.slice(0, 10)}T00:00:00Z`) / DAY
+const days = new Map<string, number>()
+/** Days since the epoch of a YYYY-MM-DD date; the same dates recur across events, so they are remembered. */
+function toDay(date: string): number {
+  let day = days.get(date)
+  if (day === undefined) {
+    day = Date.parse(`${date.slice(0, 10)}T00:00:00Z`) / DAY
+    if (days.size > 100_000) days.clear()
+    days.set(date, day)
+  }
+  return day
+}
 const years = (days: number) => days / 365.25
 
 /**

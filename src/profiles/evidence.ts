@@ -135,19 +135,26 @@ export function evidenceOfEvent(
 ): Evidence[] {
   if (event.event_type === 'skill_profile_feedback') return []
   const c = event.content
-  const base = { event_id: event.external_id, event_type: event.event_type, date: event.timestamp }
   const period =
     event.event_type === 'working_history' || event.event_type === 'project'
       ? typeof c.start_date === 'string'
         ? { start: c.start_date, end: (c.end_date as string | undefined) ?? event.ended_on ?? null }
         : undefined
       : undefined
-  const withPeriod = period ? { period } : {}
   const found = new Map<string, Evidence>()
-  const add = (skill_id: string, strength: number, extra: Partial<Evidence> = {}) => {
+  const add = (skill_id: string, strength: number, stated_level?: number) => {
     const known = found.get(skill_id)
-    if (!known || known.strength < strength)
-      found.set(skill_id, { ...base, ...withPeriod, skill_id, strength, ...extra })
+    if (known && known.strength >= strength) return
+    const evidence: Evidence = {
+      skill_id,
+      event_id: event.external_id,
+      event_type: event.event_type,
+      strength,
+      date: event.timestamp,
+    }
+    if (period) evidence.period = period
+    if (stated_level !== undefined) evidence.stated_level = stated_level
+    found.set(skill_id, evidence)
   }
   const referencedSkills =
     typeof c.job_id === 'string'
@@ -157,7 +164,7 @@ export function evidenceOfEvent(
         : undefined
   for (const skill of referencedSkills ?? []) add(skill.skill_id, Math.min(1, skill.score) * 0.9)
   if (event.event_type === 'skill_notes' && typeof c.skill_id === 'string' && knownSkills.has(c.skill_id)) {
-    add(c.skill_id, 1, typeof c.proficiency_level === 'number' ? { stated_level: c.proficiency_level } : {})
+    add(c.skill_id, 1, typeof c.proficiency_level === 'number' ? c.proficiency_level : undefined)
   }
   const body = eventText(event)
   if (body) {
