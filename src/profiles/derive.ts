@@ -1,9 +1,13 @@
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
 import { listValue } from '@duckdb/node-api'
 import { extractorFor } from '../extraction/extractor-cache.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
+import { labelsOfTenant } from '../extraction/vocabulary-labels.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
-import { deriveEmployeeProfile, type ProfileSkill } from './employee-profile.js'
+import type { DeriveWorkerBatch, DeriveWorkerResult, DeriveWorkerSetup } from './derive-worker.js'
+import { type DerivedProfile, deriveEmployeeProfile, type ProfileSkill } from './employee-profile.js'
 import {
   deriveCourseProfile,
   deriveJobFamilyProfile,
@@ -180,6 +184,18 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
       employees,
       { extractor, referenced, knownSkills, asOf },
       writer,
+      async () => ({
+        labels: await labelsOfTenant(database, vendor),
+        jobs: [...referenced.jobs].map(([id, skills]) => [
+          id,
+          skills.map((skill) => ({ skill_id: skill.skill_id, score: skill.score })),
+        ]),
+        courses: [...referenced.courses].map(([id, skills]) => [
+          id,
+          skills.map((skill) => ({ skill_id: skill.skill_id, score: skill.score })),
+        ]),
+        asOf,
+      }),
       (done) => options.onProgress?.('employees', done, employees.length),
     )
     result.text_bytes += bytes
@@ -237,47 +253,210 @@ async function deriveEmployees(
     asOf: string
   },
   writer: ProfileWriter,
+  workerSetup: () => Promise<DeriveWorkerSetup>,
   onProgress: (done: number) => void,
 ): Promise<number> {
   let bytes = 0
-  const batchSize = 2000
-  for (let start = 0; start < employees.length; start += batchSize) {
-    const batch = employees.slice(start, start + batchSize)
-    const rows = await database.all<{
-      employee_id: string
-      external_id: string
-      event_type: string
-      timestamp: string
-      content: string
-      language: string | null
-      ended_on: string | null
-    }>(
-      `SELECT employee_id, external_id, event_type, strftime(timestamp, '%Y-%m-%d') AS timestamp, content::VARCHAR AS content,
-              language, strftime(ended_on, '%Y-%m-%d') AS ended_on
-       FROM skill_events WHERE list_contains($1, employee_id) ORDER BY employee_id, timestamp, external_id`,
-      [listOf(batch)],
-    )
-    const byEmployee = new Map<string, EventInput[]>()
-    for (const row of rows) {
+  let done = 0
+  const pool =
+    employees.length >= PARALLEL_MIN_EMPLOYEES && WORKER.pathname.endsWith('.js')
+      ? await WorkerPool.start(await workerSetup())
+      : undefined
+  try {
+    let batch: [string, EventInput[]][] = []
+    const flush = async () => {
+      if (batch.length === 0) return
+      const current = batch
+      batch = []
+      if (pool) {
+        await pool.submit(current, (profiles) => {
+          for (const profile of profiles) writer.add('employee', profile)
+          done += profiles.length
+          onProgress(done)
+        })
+      } else {
+        for (const [employeeId, events] of current)
+          writer.add('employee', deriveEmployeeProfile(employeeId, parseContents(events), context))
+        done += current.length
+        onProgress(done)
+      }
+    }
+    // Every employee gets a profile, an empty one too: an empty profile is a valid result (3.1).
+    let next = 0
+    const emitUpTo = async (employeeId: string | null) => {
+      while (next < employees.length && (employeeId === null || (employees[next] as string) < employeeId)) {
+        batch.push([employees[next] as string, []])
+        next++
+        if (batch.length >= BATCH_EMPLOYEES) await flush()
+      }
+    }
+    let currentId: string | null = null
+    let currentEvents: EventInput[] = []
+    for await (const row of streamEvents(database, employees)) {
       bytes += row.content.length
-      const event: EventInput = {
+      if (row.employee_id !== currentId) {
+        if (currentId !== null) {
+          batch.push([currentId, currentEvents])
+          next++
+          if (batch.length >= BATCH_EMPLOYEES) await flush()
+        }
+        await emitUpTo(row.employee_id)
+        currentId = row.employee_id
+        currentEvents = []
+      }
+      // Content stays text until it is used: a worker parses it, not the thread that reads.
+      currentEvents.push({
         external_id: row.external_id,
         event_type: row.event_type,
         timestamp: row.timestamp,
-        content: JSON.parse(row.content),
+        content: row.content as unknown as Record<string, unknown>,
         language: row.language,
         ended_on: row.ended_on,
-      }
-      const list = byEmployee.get(row.employee_id)
-      if (list) list.push(event)
-      else byEmployee.set(row.employee_id, [event])
+      })
     }
-    // Every employee gets a profile, an empty one too: an empty profile is a valid result (3.1).
-    for (const employeeId of batch)
-      writer.add('employee', deriveEmployeeProfile(employeeId, byEmployee.get(employeeId) ?? [], context))
-    onProgress(Math.min(employees.length, start + batchSize))
+    if (currentId !== null) {
+      batch.push([currentId, currentEvents])
+      next++
+    }
+    await emitUpTo(null)
+    await flush()
+    await pool?.drain()
+  } finally {
+    await pool?.stop()
   }
   return bytes
+}
+
+const WORKER = new URL('./derive-worker.js', import.meta.url)
+
+/** Parses the JSON text of events read from the database. */
+export function parseContents(events: EventInput[]): EventInput[] {
+  for (const event of events) if (typeof event.content === 'string') event.content = JSON.parse(event.content)
+  return events
+}
+const PARALLEL_MIN_EMPLOYEES = Number(process.env.SKILLHOUSE_PARALLEL_MIN_EMPLOYEES ?? 2000)
+const BATCH_EMPLOYEES = 250
+
+interface EventRow {
+  employee_id: string
+  external_id: string
+  event_type: string
+  timestamp: string
+  content: string
+  language: string | null
+  ended_on: string | null
+}
+
+/** The events of the given employees (sorted), ordered by employee, streamed chunk by chunk. */
+async function* streamEvents(
+  database: TenantDatabase,
+  employees: readonly string[],
+): AsyncGenerator<EventRow> {
+  await database.run('CREATE OR REPLACE TEMP TABLE derive_employees (employee_id VARCHAR)')
+  const appender = await database.appender('derive_employees')
+  for (const id of employees) {
+    appender.appendVarchar(id)
+    appender.endRow()
+  }
+  appender.closeSync()
+  const result = await database.connection.stream(
+    `SELECT e.employee_id, e.external_id, e.event_type, strftime(e.timestamp, '%Y-%m-%d') AS timestamp, e.content::VARCHAR AS content,
+            e.language, strftime(e.ended_on, '%Y-%m-%d') AS ended_on
+     FROM skill_events e SEMI JOIN derive_employees d ON d.employee_id = e.employee_id
+     ORDER BY e.employee_id, e.timestamp, e.external_id`,
+  )
+  for (;;) {
+    const chunk = await result.fetchChunk()
+    if (!chunk || chunk.rowCount === 0) break
+    const [employee, id, type, timestamp, content, language, ended] = chunk.getColumns() as (
+      | string
+      | null
+    )[][]
+    for (let index = 0; index < chunk.rowCount; index++) {
+      yield {
+        employee_id: employee?.[index] as string,
+        external_id: id?.[index] as string,
+        event_type: type?.[index] as string,
+        timestamp: timestamp?.[index] as string,
+        content: content?.[index] as string,
+        language: language?.[index] ?? null,
+        ended_on: ended?.[index] ?? null,
+      }
+    }
+  }
+  await database.run('DROP TABLE IF EXISTS derive_employees')
+}
+
+/** Derivation workers, one per core, each with two batches in flight at most. */
+class WorkerPool {
+  private nextId = 0
+  private readonly pending = new Map<
+    number,
+    { resolve: () => void; onResult: (profiles: DerivedProfile[]) => void }
+  >()
+  private readonly inFlight: number[]
+  private failure: Error | undefined
+
+  private constructor(private readonly workers: Worker[]) {
+    this.inFlight = workers.map(() => 0)
+    workers.forEach((worker, index) => {
+      worker.on('message', (result: DeriveWorkerResult) => {
+        const waiting = this.pending.get(result.id)
+        this.pending.delete(result.id)
+        this.inFlight[index] = (this.inFlight[index] as number) - 1
+        waiting?.onResult(result.profiles)
+        waiting?.resolve()
+        this.wake()
+      })
+      worker.on('error', (error) => {
+        this.failure = error
+        this.wake()
+      })
+    })
+  }
+
+  static async start(setup: DeriveWorkerSetup): Promise<WorkerPool> {
+    const count = Math.max(2, Math.min(availableParallelism(), 4))
+    return new WorkerPool(Array.from({ length: count }, () => new Worker(WORKER, { workerData: setup })))
+  }
+
+  private waiters: (() => void)[] = []
+  private wake() {
+    const waiters = this.waiters
+    this.waiters = []
+    for (const waiter of waiters) waiter()
+  }
+
+  /** Sends a batch to the least busy worker, waiting while every worker has two batches. */
+  async submit(
+    employees: [string, EventInput[]][],
+    onResult: (profiles: DerivedProfile[]) => void,
+  ): Promise<void> {
+    for (;;) {
+      if (this.failure) throw this.failure
+      const index = this.inFlight.indexOf(Math.min(...this.inFlight))
+      if ((this.inFlight[index] as number) < 2) {
+        const id = this.nextId++
+        this.inFlight[index] = (this.inFlight[index] as number) + 1
+        this.pending.set(id, { resolve: () => undefined, onResult })
+        ;(this.workers[index] as Worker).postMessage({ id, employees } satisfies DeriveWorkerBatch)
+        return
+      }
+      await new Promise<void>((resolve) => this.waiters.push(resolve))
+    }
+  }
+
+  /** Waits for every batch sent. */
+  async drain(): Promise<void> {
+    while (this.pending.size > 0) {
+      if (this.failure) throw this.failure
+      await new Promise<void>((resolve) => this.waiters.push(resolve))
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.terminate()))
+  }
 }
 
 async function loadProfileSkills(
