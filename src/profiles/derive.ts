@@ -34,6 +34,7 @@ export interface DeriveResult {
     recomputed: Record<string, number>
     changed: Record<string, number>
     events: number
+    seconds: number
   }[]
   text_bytes: number
   seconds: number
@@ -77,6 +78,7 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
   )
   const vocabularies: Record<string, string> = {}
   for (const { external_vendor: vendor } of vendors) {
+    const vendorStarted = performance.now()
     const extractor = await extractorFor(database, vendor)
     const signature = await vocabularySignature(database, vendor)
     vocabularies[vendor] = signature
@@ -209,6 +211,7 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
       recomputed,
       changed: committed.changed,
       events: committed.events,
+      seconds: Math.round(performance.now() - vendorStarted) / 1000,
     })
   }
   await writeState(database, { last_seq: seqNow, last_as_of: asOf, vocabularies })

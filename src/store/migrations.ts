@@ -182,6 +182,39 @@ CREATE TABLE skill_profile_versions (
 CREATE TABLE derive_state (key VARCHAR PRIMARY KEY, value JSON NOT NULL);
 `,
   },
+  {
+    version: 5,
+    name: 'postal codes for geo-distance matching',
+    sql: `
+CREATE TABLE postal_codes (
+  country VARCHAR NOT NULL,
+  postal_code VARCHAR NOT NULL,
+  place VARCHAR,
+  state VARCHAR,
+  lat DOUBLE NOT NULL,
+  lng DOUBLE NOT NULL,
+  places INTEGER NOT NULL,
+  source VARCHAR NOT NULL,
+  imported_at TIMESTAMP NOT NULL,
+  PRIMARY KEY (country, postal_code)
+);
+`,
+  },
+  {
+    version: 6,
+    name: 'job change previews',
+    sql: `
+CREATE TABLE job_change_previews (
+  change_id VARCHAR PRIMARY KEY,
+  change_type VARCHAR NOT NULL,
+  job_id VARCHAR NOT NULL,
+  language VARCHAR NOT NULL,
+  request JSON NOT NULL,
+  preview JSON NOT NULL,
+  created_at TIMESTAMP NOT NULL
+);
+`,
+  },
 ]
 
 export const LATEST_SCHEMA_VERSION = Math.max(0, ...MIGRATIONS.map((migration) => migration.version))

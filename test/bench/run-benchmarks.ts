@@ -9,6 +9,7 @@ import { benchIngest } from './ingest.js'
 const BENCHES: Record<string, () => Promise<BenchResult>> = {
   ingest: benchIngest,
   vocabulary: async () => (await import('./vocabulary.js')).benchVocabulary(),
+  derive: async () => (await import('./derive.js')).benchDerive(),
 }
 
 const names = process.argv.slice(2)

@@ -1,0 +1,26 @@
+import { Args } from '@oclif/core'
+import { getJobChangePreview, type JobChangePreview } from '../../src/analytics/job-change-preview.js'
+import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { withTenant } from '../../src/tenants/tenant-service.js'
+
+export default class JobShowPreview extends SkillhouseCommand {
+  static override summary = 'Show a stored job change preview by its change_id'
+  static override examples = ['<%= config.bin %> job show-preview jcp-3f2a9c… --json']
+  static override args = {
+    change: Args.string({ description: 'change_id printed by `job preview`', required: true }),
+  }
+  static override flags = { tenant: tenantFlag }
+
+  async run(): Promise<JobChangePreview> {
+    const { args, flags } = await this.parse(JobShowPreview)
+    const preview = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
+      getJobChangePreview(tenant, args.change),
+    )
+    this.log(
+      `change_id: ${preview.change_id} (job ${preview.job_id}, ${preview.language}, ${preview.created_at})`,
+    )
+    this.log('')
+    this.log(preview.job_description.trimEnd())
+    return preview
+  }
+}

@@ -1,0 +1,143 @@
+import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { DEFAULT_VENDOR, type SkillGapEntry, type VocabLanguage } from '../schemas/index.js'
+import { SkillNames } from '../taxonomy/skill-names.js'
+import { requireVendor, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
+import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
+
+/** Query of `GET /employees/{e}/vacancies/{v}/gap` (4.5); names as in CONTRACT.md. */
+export interface SkillGapOptions {
+  vocab_language?: string | null | undefined
+  external_vendor?: string | null | undefined
+}
+
+/** One skill of the vacancy's profile, with what the employee holds of it. */
+export interface GapCandidate {
+  skill_id: string
+  /** governed_critical, else inferred_critical, of the vacancy's skill; null counts as not critical. */
+  critical: boolean
+  /** The vacancy profile's score of the skill: how strongly the vacancy asks for it. */
+  score: number
+  /** Level the vacancy asks for (governed, else inferred), null when unknown. */
+  required_level: number | null
+  /** Whether the employee's profile holds the skill (suggested or validated; rejected skills are absent). */
+  held: boolean
+  /** The employee's level of the skill, null when not held or unknown. */
+  held_level: number | null
+}
+
+/** Why a skill is in the gap. */
+export type GapReason = 'missing' | 'below_required_level'
+
+/**
+ * The gap rule, on plain data: a vacancy skill is in the gap when the employee does not hold it
+ * at all, or holds it below the level the vacancy asks for — the level comparison applies only
+ * when both levels are known (a profile without proficiency never makes a held skill a gap).
+ * Ordered by importance: critical skills first, then the vacancy's score (highest first), then
+ * skill_id, so that equal inputs always give the same order.
+ */
+export function gapSkills(candidates: readonly GapCandidate[]): (GapCandidate & { reason: GapReason })[] {
+  const gap: (GapCandidate & { reason: GapReason })[] = []
+  for (const candidate of candidates) {
+    if (!candidate.held) gap.push({ ...candidate, reason: 'missing' })
+    else if (
+      candidate.required_level !== null &&
+      candidate.held_level !== null &&
+      candidate.held_level < candidate.required_level
+    ) {
+      gap.push({ ...candidate, reason: 'below_required_level' })
+    }
+  }
+  return gap.sort(
+    (a, b) =>
+      Number(b.critical) - Number(a.critical) ||
+      b.score - a.score ||
+      (a.skill_id < b.skill_id ? -1 : a.skill_id > b.skill_id ? 1 : 0),
+  )
+}
+
+/**
+ * The Skill gap between an Employee and a Vacancy (4.5): the skills of the vacancy's profile
+ * (its job's skills plus those found in its title and description) that the employee lacks, or
+ * holds below the vacancy's required level when both levels are known (see `gapSkills`). Unlike
+ * matching, the level rule applies whether or not the tenant enables proficiency matching: a gap
+ * is what the employee would have to learn, and a level-1 Java developer has something to learn
+ * for a level-4 Java vacancy.
+ *
+ * Names are in the requested vocabulary language (any value of 2.1, `en`, or a BCP 47 tag; 422
+ * otherwise); the language changes only names, never which skills are listed. The vendor must be
+ * activated (403) and valid (422). 404 names the unknown employee, the unknown vacancy, or both.
+ * A vacancy with an empty profile has an empty gap; an employee with no profile lacks every skill.
+ */
+export async function skillGap(
+  tenant: TaxonomyTenant,
+  employeeId: string,
+  vacancyId: string,
+  options: SkillGapOptions = {},
+): Promise<SkillGapEntry[]> {
+  const vendor = requireVendor(tenant, options.external_vendor ?? DEFAULT_VENDOR)
+  const language = await resolveVocabLanguage(tenant, vendor, options.vocab_language)
+  await requireEmployeeAndVacancy(tenant, employeeId, vacancyId)
+  const rows = await tenant.database.all<{
+    skill_id: string
+    critical: boolean
+    score: number
+    required_level: number | null
+    held: boolean
+    held_level: number | null
+  }>(
+    `SELECT v.skill_id,
+            coalesce(v.governed_critical, v.inferred_critical, false) AS critical,
+            v.score,
+            coalesce(v.governed_proficiency_level, v.proficiency_level) AS required_level,
+            e.skill_id IS NOT NULL AS held,
+            coalesce(e.governed_proficiency_level, e.proficiency_level) AS held_level
+       FROM profile_skills v
+       LEFT JOIN profile_skills e
+         ON e.entity_type = 'employee' AND e.entity_id = $1
+        AND e.external_vendor = v.external_vendor AND e.skill_id = v.skill_id
+      WHERE v.entity_type = 'vacancy' AND v.entity_id = $2 AND v.external_vendor = $3`,
+    [employeeId, vacancyId, vendor],
+  )
+  const gap = gapSkills(rows)
+  if (gap.length === 0) return []
+  const names = await vacancySkillNames(tenant, vacancyId, vendor)
+  return gap.map((skill) => ({
+    skill_name: nameOf(names, skill.skill_id, language),
+    skill_id: skill.skill_id,
+  }))
+}
+
+async function requireEmployeeAndVacancy(tenant: TaxonomyTenant, employeeId: string, vacancyId: string) {
+  const row = await tenant.database.one<{ employee: boolean; vacancy: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM employees WHERE external_id = $1) AS employee,
+            EXISTS (SELECT 1 FROM vacancies WHERE external_id = $2) AS vacancy`,
+    [employeeId, vacancyId],
+  )
+  // Both unknown: say so at once, so that a client fixes both ids in one round trip.
+  const missing = [
+    ...(row?.employee ? [] : [errors.notFound('employee', employeeId)]),
+    ...(row?.vacancy ? [] : [errors.notFound('vacancy', vacancyId)]),
+  ]
+  if (missing.length === 1) throw missing[0] as SkillhouseError
+  if (missing.length > 1)
+    throw new SkillhouseError(
+      404,
+      missing.flatMap((error) => error.descriptions),
+    )
+}
+
+/** Display names of the vacancy profile's skills only: a few rows, not the whole vocabulary. */
+async function vacancySkillNames(tenant: TaxonomyTenant, vacancyId: string, vendor: string) {
+  const labels = await tenant.database.all<{ skill_id: string; language: string; label: string }>(
+    `SELECT l.skill_id, l.language, l.label
+       FROM skill_labels l
+       JOIN profile_skills p ON p.skill_id = l.skill_id AND p.external_vendor = l.external_vendor
+      WHERE p.entity_type = 'vacancy' AND p.entity_id = $1 AND p.external_vendor = $2 AND l.kind = 'name'`,
+    [vacancyId, vendor],
+  )
+  return SkillNames.fromLabels(labels)
+}
+
+/** A skill that lost its names (deleted from the vocabulary after derivation) shows its id. */
+const nameOf = (names: SkillNames, skillId: string, language: VocabLanguage) =>
+  names.name(skillId, language) ?? skillId

@@ -1,0 +1,92 @@
+import { appendFileSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { generateTenant } from '../../src/generate/generate-tenant.js'
+import { ingestPaths } from '../../src/ingest/ingest-paths.js'
+import { deriveProfiles } from '../../src/profiles/derive.js'
+import { importEsco } from '../../src/taxonomy/import-esco.js'
+import { initialiseTenant } from '../../src/tenants/initialise-tenant.js'
+import { createTenant, withTenant } from '../../src/tenants/tenant-service.js'
+import type { BenchResult } from './bench-result.js'
+import { measure, scaled, scratchDir } from './measure.js'
+import { writeSyntheticEsco } from './vocabulary.js'
+
+/**
+ * Derivation of a generated tenant of 100,000 employees and 2,000,000 events: the full run with
+ * the default vocabulary and with a 14,000-skill ESCO-format vocabulary (vendor_a), MB/s of event
+ * text, peak memory, and an incremental re-derive after 1% new events, against the full run.
+ */
+export async function benchDerive(): Promise<BenchResult> {
+  const scratch = scratchDir('derive')
+  const employees = scaled(100_000)
+  const events = scaled(2_000_000)
+  try {
+    const inbox = join(scratch.dir, 'inbox')
+    await generateTenant({
+      out: inbox,
+      seed: 2,
+      employees,
+      events,
+      jobs: scaled(10_000),
+      vacancies: scaled(20_000),
+    })
+    const dataDir = join(scratch.dir, 'data')
+    await createTenant({
+      dataDir,
+      name: 'bench',
+      region: 'eu',
+      vendors: ['vendor_a'],
+      initialise: initialiseTenant,
+    })
+    const figures: Record<string, number | string> = { employees, events }
+    const ratios: Record<string, number> = {}
+    await withTenant(dataDir, 'bench', async (tenant) => {
+      const ingest = (paths: string[]) =>
+        ingestPaths({
+          database: tenant.database,
+          settings: tenant.settings,
+          paths,
+          rejectsDir: join(scratch.dir, 'rejects'),
+        })
+      await ingest([inbox])
+      // The default vocabulary alone first (vendor_a has no skills yet, so it is skipped).
+      const full = await measure(() => deriveProfiles({ tenant, asOf: '2026-11-01', full: true }))
+      const text = full.result.text_bytes
+      figures.default_full_seconds = round(full.seconds)
+      figures.default_events_per_s = Math.round(events / (full.result.vendors[0]?.seconds ?? full.seconds))
+      figures.default_text_mb_per_s = round(text / 1e6 / (full.result.phases.employees ?? full.seconds))
+      figures.default_peak_rss_mib = full.peakRssMiB
+      figures.default_phases = JSON.stringify(full.result.phases)
+
+      // 1% new events for existing employees, then the incremental run.
+      const lines = readFileSync(join(inbox, 'skill_events.ndjson'), 'utf8').split('\n').filter(Boolean)
+      const extra = join(scratch.dir, 'skill_events.extra.ndjson')
+      const step = Math.max(1, Math.floor(lines.length / Math.max(1, Math.round(events / 100))))
+      for (let index = 0; index < lines.length; index += step) {
+        const event = JSON.parse(lines[index] as string)
+        event.external_id = `${event.external_id}-new`
+        event.timestamp = '2026-10-30'
+        appendFileSync(extra, `${JSON.stringify(event)}\n`)
+      }
+      await ingest([extra])
+      const incremental = await measure(() => deriveProfiles({ tenant, asOf: '2026-11-01' }))
+      figures.incremental_seconds = round(incremental.seconds)
+      figures.incremental_employees = incremental.result.vendors[0]?.recomputed.employees ?? 0
+      ratios.incremental_vs_full = round(incremental.seconds / full.seconds)
+
+      // The same events against a 14,000-skill vocabulary.
+      const esco = join(scratch.dir, 'esco')
+      writeSyntheticEsco(esco, { skills: 14_000 })
+      await importEsco(tenant, [esco], { external_vendor: 'vendor_a' })
+      const large = await measure(() => deriveProfiles({ tenant, asOf: '2026-11-01', full: true }))
+      const vendorA = large.result.vendors.find((vendor) => vendor.external_vendor === 'vendor_a')
+      figures.esco14k_seconds = vendorA?.seconds ?? 0
+      figures.esco14k_text_mb_per_s = round(text / 1e6 / (vendorA?.seconds ?? 1))
+      figures.esco14k_peak_rss_mib = large.peakRssMiB
+    })
+    return { name: 'derive', figures, ratios }
+  } finally {
+    scratch.cleanup()
+  }
+}
+
+const round = (value: number) => Math.round(value * 1000) / 1000
