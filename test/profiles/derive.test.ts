@@ -274,3 +274,58 @@ describe('profile events', () => {
     expect(versions.map((row) => row.version)).toEqual([1, 2, 3])
   })
 })
+
+describe('the job family profile (4.12)', () => {
+  it('lists governed skills as validated and skills most of its jobs share as suggested, with their source data', async () => {
+    const { readJobFamilyProfile } = await import('../../src/profiles/job-family-profile.js')
+    const profile = (await readJobFamilyProfile(tenant, 'jf-data', {
+      include: ['proficiency_level', 'critical'],
+    })) as {
+      skills: {
+        skill_id: string
+        validation_state: string
+        source_data: { source_data_type: string }[]
+        governed_proficiency_level?: number | null
+        governed_critical?: boolean | null
+        inferred_proficiency_level?: number | null
+      }[]
+    }
+    const sql = profile.skills.find((skill) => skill.skill_id === 'skl-sql')
+    expect(sql).toMatchObject({
+      validation_state: 'validated',
+      governed_proficiency_level: 4,
+      governed_critical: true,
+      inferred_proficiency_level: null,
+    })
+    expect(sql?.source_data[0]?.source_data_type).toBe('job_family_profile_data')
+    const fromJobs = profile.skills.filter((skill) =>
+      skill.source_data.some((source) => source.source_data_type === 'job_profile_data'),
+    )
+    expect(fromJobs.length).toBeGreaterThan(0)
+  })
+
+  it('groups the same skills by domain, subdomain and cluster in the hierarchy format', async () => {
+    const { readJobFamilyProfile } = await import('../../src/profiles/job-family-profile.js')
+    const list = (await readJobFamilyProfile(tenant, 'jf-data', {})) as { skills: { skill_id: string }[] }
+    const tree = (await readJobFamilyProfile(tenant, 'jf-data', { format: 'hierarchy' })) as {
+      domains: { subdomains: { skill_clusters: { skills: { skill_id: string }[] }[] }[] }[]
+    }
+    const inTree = tree.domains.flatMap((domain) =>
+      domain.subdomains.flatMap((sub) =>
+        sub.skill_clusters.flatMap((cluster) => cluster.skills.map((skill) => skill.skill_id)),
+      ),
+    )
+    expect(inTree.sort()).toEqual(list.skills.map((skill) => skill.skill_id).sort())
+  })
+
+  it('refuses skill_validation_state together with external_vendor, and an unknown family', async () => {
+    const { readJobFamilyProfile } = await import('../../src/profiles/job-family-profile.js')
+    await expect(
+      readJobFamilyProfile(tenant, 'jf-data', {
+        include: ['skill_validation_state'],
+        external_vendor: 'vendor_default',
+      }),
+    ).rejects.toMatchObject({ status: 422 })
+    await expect(readJobFamilyProfile(tenant, 'jf-none', {})).rejects.toMatchObject({ status: 404 })
+  })
+})
