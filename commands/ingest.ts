@@ -23,6 +23,7 @@ export default class Ingest extends SkillhouseCommand {
     'end-active-working-history': Flags.boolean({
       description: "new skill events end their employee's active working history (events without end_date)",
     }),
+    strict: Flags.boolean({ description: 'reject skill events from which no skill profile can be built' }),
     progress: Flags.boolean({
       description:
         'write progress lines to stderr even when it is not a terminal (for the logs of scheduled jobs)',
@@ -47,6 +48,7 @@ export default class Ingest extends SkillhouseCommand {
         entity: flags.entity,
         rejectsDir: flags['rejects-dir'],
         endActiveWorkingHistory: flags['end-active-working-history'],
+        strict: flags.strict,
         onFile: (file) => {
           fileStarted = performance.now()
           spinner?.start(`${file.kind.entity} ← ${file.path}`)

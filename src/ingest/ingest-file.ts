@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { basename } from 'node:path'
+import type { EventInput } from '../profiles/evidence.js'
+import { strictCheck } from '../profiles/strict-check.js'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind } from './entity-kinds.js'
@@ -20,6 +22,8 @@ export interface IngestFileOptions {
   onProgress?: (rowsRead: number) => void
   /** 4.2's option: new events end the employee's active working histories. */
   endActiveWorkingHistory?: boolean
+  /** 4.2's `strict`: a skill event from which no profile can be built is rejected. */
+  strict?: boolean
 }
 
 export interface IngestFileResult {
@@ -87,7 +91,8 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   await references.load(kind.referenceTargets)
   const context: RowCheckContext = { kind, settings: options.settings, definitions, references }
 
-  if (useParallelCheck(kind, options.format, path) && staging.adopt) {
+  const strict = options.strict && kind.storage === 'skill_events' ? await strictCheck(database) : undefined
+  if (!strict && useParallelCheck(kind, options.format, path) && staging.adopt) {
     const checked = await checkNdjsonInParallel({
       path,
       kind,
@@ -116,6 +121,20 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
           continue
         }
         const record = checked.record
+        if (strict && !strict({ ...(record as unknown as EventInput), language: null, ended_on: null })) {
+          reject(
+            source,
+            [
+              {
+                field: 'content',
+                reason:
+                  'strict: no skill profile can be built from this event (no skill of the vocabulary in its content); send it without strict to store it with an empty profile',
+              },
+            ],
+            source.record,
+          )
+          continue
+        }
         await staging.add({ line: source.line, row: source.row, key: kind.key(record), record })
       }
       options.onProgress?.(rowsRead)

@@ -76,6 +76,7 @@ export interface IngestOptions {
   entity?: string | undefined
   rejectsDir: string
   endActiveWorkingHistory?: boolean
+  strict?: boolean
   onFile?: (file: PlannedFile) => void
   onProgress?: (file: PlannedFile, rowsRead: number) => void
 }
@@ -101,6 +102,7 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
       format: file.format,
       kind: file.kind,
       endActiveWorkingHistory: options.endActiveWorkingHistory === true,
+      strict: options.strict === true,
       onProgress: (rows) => options.onProgress?.(file, rows),
     })
     const rejectsFile = rejects.length ? await writeRejects(options.rejectsDir, file.path, rejects) : null

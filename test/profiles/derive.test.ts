@@ -329,3 +329,29 @@ describe('the job family profile (4.12)', () => {
     await expect(readJobFamilyProfile(tenant, 'jf-none', {})).rejects.toMatchObject({ status: 404 })
   })
 })
+
+describe('the strict option', () => {
+  it('rejects an event from which no profile can be built, and stores it without strict', async () => {
+    const rows = [
+      event('dan', 'd1', 'goal', '2026-01-01', { title: 'Move to the Ghent office' }),
+      event('dan', 'd2', 'goal', '2026-01-01', { title: 'Learn Kubernetes' }),
+    ]
+    const path = join(temp.dir, 'skill_events.strict.ndjson')
+    writeFileSync(path, rows.map((row) => JSON.stringify(row)).join('\n'))
+    const strict = await ingestPaths({
+      database: tenant.database,
+      settings: tenant.settings,
+      paths: [path],
+      rejectsDir: join(temp.dir, 'rejects'),
+      strict: true,
+    })
+    expect(strict.files[0]).toMatchObject({ rows_inserted: 1, rows_rejected: 1 })
+    const lenient = await ingestPaths({
+      database: tenant.database,
+      settings: tenant.settings,
+      paths: [path],
+      rejectsDir: join(temp.dir, 'rejects'),
+    })
+    expect(lenient.files[0]).toMatchObject({ rows_inserted: 1, rows_rejected: 0 })
+  })
+})
