@@ -1,8 +1,8 @@
 import { pickLanguage, type TextLanguageCode, wordLanguageWeights } from './detect-language.js'
 import {
+  forEachWord,
   isJoinedToPrevious,
   isUpperWord,
-  isWordChar,
   normaliseWord,
   type Span,
   Stemmers,
@@ -275,40 +275,9 @@ export class SkillExtractor {
   /** The words of a text (as `scanWords` finds them), each looked up in the word table once. */
   private tokens(text: string): Token[] {
     const tokens: Token[] = []
-    const length = text.length
-    let previousEnd = 0
-    let index = 0
-    while (index < length) {
-      let code = text.charCodeAt(index)
-      if (!isWordChar(code)) {
-        index++
-        continue
-      }
-      let start = index
-      if (
-        start > 0 &&
-        text.charCodeAt(start - 1) === 46 &&
-        (start < 2 || !isWordChar(text.charCodeAt(start - 2)))
-      )
-        start--
-      let hash = 0x811c9dc5
-      for (let dot = start; dot < index; dot++) hash = Math.imul(hash ^ text.charCodeAt(dot), 0x01000193)
-      while (index < length && isWordChar((code = text.charCodeAt(index)))) {
-        hash = Math.imul(hash ^ code, 0x01000193)
-        index++
-      }
-      while (index < length && ((code = text.charCodeAt(index)) === 43 || code === 35)) {
-        hash = Math.imul(hash ^ code, 0x01000193)
-        index++
-      }
-      tokens.push({
-        start,
-        end: index,
-        gapStart: previousEnd,
-        word: this.words.find(text, start, index, hash | 0),
-      })
-      previousEnd = index
-    }
+    forEachWord(text, (start, end, gapStart, hash) => {
+      tokens.push({ start, end, gapStart, word: this.words.find(text, start, end, hash) })
+    })
     return tokens
   }
 

@@ -23,12 +23,16 @@ export function isWordChar(code: number): boolean {
 }
 
 /**
- * The words of a text: letters, digits and marks, with a leading dot kept before a letter
- * (".NET", ".js") and trailing + or # kept ("C++", "C#"). A hand-written scanner: the tokeniser
- * runs over every byte of every skill event, and a Unicode regex is several times slower.
+ * Visits the words of a text: letters, digits and marks, with a leading dot kept before a letter
+ * (".NET", ".js") and trailing + or # kept ("C++", "C#"), with an FNV-1a hash of each word's
+ * characters computed on the way (the extractor finds known words by it without cutting
+ * substrings). A hand-written scanner: it runs over every byte of every skill event, and a
+ * Unicode regex is several times slower.
  */
-export function scanWords(text: string): Span[] {
-  const spans: Span[] = []
+export function forEachWord(
+  text: string,
+  visit: (start: number, end: number, gapStart: number, hash: number) => void,
+): void {
   const length = text.length
   let previousEnd = 0
   let index = 0
@@ -45,12 +49,25 @@ export function scanWords(text: string): Span[] {
       (start < 2 || !isWordChar(text.charCodeAt(start - 2)))
     )
       start--
-    index++
-    while (index < length && isWordChar((code = text.charCodeAt(index)))) index++
-    while (index < length && ((code = text.charCodeAt(index)) === 43 || code === 35)) index++
-    spans.push({ start, end: index, gapStart: previousEnd })
+    let hash = 0x811c9dc5
+    for (let dot = start; dot < index; dot++) hash = Math.imul(hash ^ text.charCodeAt(dot), 0x01000193)
+    while (index < length && isWordChar((code = text.charCodeAt(index)))) {
+      hash = Math.imul(hash ^ code, 0x01000193)
+      index++
+    }
+    while (index < length && ((code = text.charCodeAt(index)) === 43 || code === 35)) {
+      hash = Math.imul(hash ^ code, 0x01000193)
+      index++
+    }
+    visit(start, index, previousEnd, hash | 0)
     previousEnd = index
   }
+}
+
+/** The words of a text as spans (see `forEachWord`). */
+export function scanWords(text: string): Span[] {
+  const spans: Span[] = []
+  forEachWord(text, (start, end, gapStart) => spans.push({ start, end, gapStart }))
   return spans
 }
 
