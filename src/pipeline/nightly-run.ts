@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
+import { exportOrganisation, LOW_DATA_INCLUDE, orgExportJson } from '../analytics/org-export.js'
 import { readOutbox } from '../events/outbox.js'
 import { type IngestSummary, ingestPaths } from '../ingest/ingest-paths.js'
 import { deriveProfiles } from '../profiles/derive.js'
@@ -81,10 +82,16 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
     deriveProfiles({ tenant, ...(options.asOf ? { asOf: options.asOf } : {}) }),
   )
 
+  const orgStructure = await stage('org_export', async () => {
+    const path = join(options.out, 'org_structure.json')
+    const exported = await exportOrganisation(tenant, { include: [LOW_DATA_INCLUDE] })
+    return writeIfChanged(path, `${orgExportJson(exported)}\n`)
+  })
+
   const events = await stage('events', () =>
     writeRunEvents(tenant.database, fromSeq, join(options.out, 'events', `${runId}.ndjson`)),
   )
-  const outputs = [events.path].filter((path): path is string => path !== null)
+  const outputs = [orgStructure, events.path].filter((path): path is string => path !== null)
 
   const manifest: RunManifest = {
     run_id: runId,
@@ -122,7 +129,11 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
     [
       runId,
       manifest.rejected_rows > 0 ? 'finished_with_rejects' : 'finished',
-      JSON.stringify({ rejected_rows: manifest.rejected_rows, timings }),
+      JSON.stringify({
+        rejected_rows: manifest.rejected_rows,
+        timings,
+        outbox_seq_end: events.lastSeq ?? fromSeq,
+      }),
     ],
   )
   return manifest
@@ -152,4 +163,10 @@ async function writeRunEvents(
   }
   await stream?.commit()
   return { path: stream ? path : null, count, lastSeq: count ? cursor : null }
+}
+
+/** Writes an output whole, and only when its content changed, so that an idle re-run leaves every output as it was. */
+function writeIfChanged(path: string, content: string): string {
+  if (!existsSync(path) || readFileSync(path, 'utf8') !== content) writeFileAtomic(path, content)
+  return path
 }
