@@ -101,17 +101,25 @@ const ALGORITHMS: Record<TextLanguageCode, string> = {
   de: 'german',
 }
 
-/** Snowball stemming per language; short words, numbers and symbols are left alone. */
+/** Snowball stemming per language, remembered per word; short words, numbers and symbols are left alone. */
 export class Stemmers {
   private readonly stemmers = new Map<TextLanguageCode, { stem: (word: string) => string }>()
+  private readonly caches = new Map<TextLanguageCode, Map<string, string>>()
 
   stem(norm: string, language: TextLanguageCode): string {
-    if (norm.length <= 4 || !/^\p{L}+$/u.test(norm)) return norm
-    let stemmer = this.stemmers.get(language)
-    if (!stemmer) {
-      stemmer = snowball.newStemmer(ALGORITHMS[language])
-      this.stemmers.set(language, stemmer)
-    }
-    return stemmer.stem(norm)
+    if (norm.length <= 4) return norm
+    let cache = this.caches.get(language)
+    if (!cache) this.caches.set(language, (cache = new Map()))
+    let stem = cache.get(norm)
+    if (stem !== undefined) return stem
+    if (/^\p{L}+$/u.test(norm)) {
+      let stemmer = this.stemmers.get(language)
+      if (!stemmer) this.stemmers.set(language, (stemmer = snowball.newStemmer(ALGORITHMS[language])))
+      stem = stemmer.stem(norm)
+    } else stem = norm
+    // Snowball costs microseconds a word; vocabularies and texts repeat their words.
+    if (cache.size > 200_000) cache.clear()
+    cache.set(norm, stem)
+    return stem
   }
 }
