@@ -1,0 +1,91 @@
+import { Flags } from '@oclif/core'
+import { SkillhouseCommand } from '../src/cli/base-command.js'
+import { LIMITS } from '../src/schemas/index.js'
+import { DEFAULT_MAX_CONNECTIONS, startServer } from '../src/server/start-server.js'
+import { TenantRegistry } from '../src/tenants/tenant-registry.js'
+
+export default class Serve extends SkillhouseCommand {
+  static override summary = 'Serve the HTTP API for every tenant of the data directory'
+  static override description =
+    'Each tenant answers below its base URL http://HOST:PORT/{tenant}/{region}. Clients get tokens with the client credentials grant at POST /oauth/token (or from an external authorization server with --jwks-file/--jwks-url). Skill events are acknowledged once stored and derived into profiles in the background. Logs are JSON lines on stderr; SIGTERM or SIGINT stops accepting, finishes the requests in flight and closes the databases. While it runs, batch commands cannot write its tenants (and the other way round).'
+  static override examples = [
+    '<%= config.bin %> serve',
+    '<%= config.bin %> serve --host 0.0.0.0 --port 8443 --max-connections 512',
+    '<%= config.bin %> serve --jwks-url https://login.example.com/.well-known/jwks.json --jwt-issuer https://login.example.com/',
+  ]
+  static override flags = {
+    host: Flags.string({ description: 'interface to listen on', default: '127.0.0.1' }),
+    port: Flags.integer({
+      description: 'port to listen on (0: any free port)',
+      default: 8080,
+      min: 0,
+      max: 65535,
+    }),
+    'body-limit': Flags.integer({
+      description: 'largest request body in bytes (413 above it)',
+      default: LIMITS.bodyBytes,
+      min: 1,
+    }),
+    'max-connections': Flags.integer({
+      description: 'open connections served at once (503 `max connections reached` above it)',
+      default: DEFAULT_MAX_CONNECTIONS,
+      min: 1,
+    }),
+    'jwks-file': Flags.string({
+      description: 'accept tokens signed by the keys of this JWKS file',
+      exclusive: ['jwks-url'],
+    }),
+    'jwks-url': Flags.string({
+      description: 'accept tokens signed by the keys published at this URL',
+      exclusive: ['jwks-file'],
+    }),
+    'jwt-issuer': Flags.string({ description: 'with --jwks-*: the iss tokens must carry' }),
+    'jwt-audience': Flags.string({ description: 'with --jwks-*: the aud tokens must carry' }),
+  }
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Serve)
+    const dataDir = this.dataDir(flags)
+    const external = flags['jwks-file'] || flags['jwks-url']
+    const server = await startServer({
+      dataDir,
+      host: flags.host,
+      port: flags.port,
+      bodyLimit: flags['body-limit'],
+      maxConnections: flags['max-connections'],
+      ...(external
+        ? {
+            jwks: {
+              jwksFile: flags['jwks-file'],
+              jwksUrl: flags['jwks-url'],
+              issuer: flags['jwt-issuer'],
+              audience: flags['jwt-audience'],
+            },
+          }
+        : {}),
+    })
+    const tenants = TenantRegistry.load(dataDir)
+      .list()
+      .map((entry) => ({
+        tenant: entry.settings.name,
+        base_url: `${server.url}/${entry.settings.name}/${entry.settings.region}`,
+      }))
+    if (this.jsonEnabled()) {
+      process.stdout.write(`${JSON.stringify({ url: server.url, tenants })}\n`)
+    } else {
+      this.log(`skillhouse serving on ${server.url}`)
+      for (const tenant of tenants) this.log(`  ${tenant.base_url}`)
+      if (tenants.length === 0) this.log('  (no tenants yet: `skillhouse tenant create NAME --region R`)')
+    }
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGTERM', stop)
+        process.off('SIGINT', stop)
+        resolve()
+      }
+      process.on('SIGTERM', stop)
+      process.on('SIGINT', stop)
+    })
+    await server.close()
+  }
+}

@@ -1,0 +1,130 @@
+import type { z } from 'zod'
+import { SkillhouseError } from '../errors/skillhouse-error.js'
+
+/** One problem of a request input: the dotted field path, and whether it is of structure or of value. */
+export interface InputIssue {
+  path: string
+  message: string
+  /** True for a wrong structure (400): a missing or mistyped field, an unknown field, not an object. */
+  structural: boolean
+}
+
+/**
+ * Classifies zod issues the way section 7 tells 400 from 422: a body "not structured correctly"
+ * (a field missing or of the wrong JSON type, a field the schema does not have) is a 400, a field
+ * holding invalid data (a bad date, an enumeration value that does not exist, a value out of
+ * range) a 422. A union is judged by its branch that fits best, so that a working_history whose
+ * start_date is not a date reads as that one bad value, not as "matches no variant".
+ */
+export function classifyIssues(issues: readonly z.core.$ZodIssue[], input: unknown): InputIssue[] {
+  const out: InputIssue[] = []
+  const walk = (list: readonly z.core.$ZodIssue[], prefix: PropertyKey[]) => {
+    for (const issue of list) {
+      const path = [...prefix, ...issue.path]
+      if (issue.code === 'invalid_union') {
+        const branches = issue.errors
+        if (branches.length === 0) {
+          // A discriminated union whose discriminator names no variant: an enumeration value
+          // that does not exist (422), unless the discriminator is missing or not a string (400).
+          const value = valueAt(input, path)
+          out.push({ path: dotted(path), message: issue.message, structural: typeof value !== 'string' })
+          continue
+        }
+        walk(bestBranch(branches), path)
+        continue
+      }
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) {
+          out.push({
+            path: dotted([...path, key]),
+            message: 'is not a field here; remove it',
+            structural: true,
+          })
+        }
+        continue
+      }
+      if (valueAt(input, path) === undefined) {
+        // Whatever the schema says of the value, the field is not there: a missing field is structure.
+        const expected = issue.code === 'invalid_type' ? ` (${issue.expected})` : ''
+        out.push({ path: dotted(path), message: `is required${expected}`, structural: true })
+        continue
+      }
+      if (issue.code === 'invalid_type') {
+        out.push({ path: dotted(path), message: `must be of type ${issue.expected}`, structural: true })
+        continue
+      }
+      out.push({ path: dotted(path), message: issue.message, structural: false })
+    }
+  }
+  walk(issues, [])
+  return out
+}
+
+/**
+ * Parses `input` with `schema`; on failure throws one SkillhouseError: 400 when any problem is of
+ * structure, else 422, with one description per problem naming its field (`what` names the
+ * whole input, e.g. "a company", for problems at the top).
+ */
+export function parseBody<T extends z.ZodType>(schema: T, input: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(input)
+  if (parsed.success) return parsed.data
+  throw inputError(classifyIssues(parsed.error.issues, input), what)
+}
+
+/**
+ * Parses query parameters with `schema`; every problem is a 422 naming the parameter (a query
+ * string has no structure to get wrong, only values).
+ */
+export function parseQuery<T extends z.ZodType>(schema: T, query: Record<string, unknown>): z.output<T> {
+  const parsed = schema.safeParse(query)
+  if (parsed.success) return parsed.data
+  throw new SkillhouseError(
+    422,
+    classifyIssues(parsed.error.issues, query).map(
+      (issue) => `query parameter ${issue.path || '(any)'}: ${issue.message}`,
+    ),
+  )
+}
+
+/** The error for classified problems: 400 when any is of structure, else 422. */
+export function inputError(issues: readonly InputIssue[], what: string): SkillhouseError {
+  const structural = issues.some((issue) => issue.structural)
+  return new SkillhouseError(
+    structural ? 400 : 422,
+    issues.map((issue) => `${issue.path || what}: ${issue.message}`),
+  )
+}
+
+/** The branch with the fewest structural problems, then the fewest problems: the variant meant. */
+function bestBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): readonly z.core.$ZodIssue[] {
+  let best = branches[0] ?? []
+  let bestScore = score(best)
+  for (const branch of branches.slice(1)) {
+    const candidate = score(branch)
+    if (candidate < bestScore) {
+      best = branch
+      bestScore = candidate
+    }
+  }
+  return best
+}
+
+const STRUCTURAL = new Set(['invalid_type', 'unrecognized_keys'])
+const score = (branch: readonly z.core.$ZodIssue[]) =>
+  branch.reduce(
+    (sum, issue) =>
+      sum +
+      (STRUCTURAL.has(issue.code) ? 1000 * (issue.code === 'unrecognized_keys' ? issue.keys.length : 1) : 1),
+    0,
+  )
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current = input
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined
+    current = (current as Record<PropertyKey, unknown>)[key]
+  }
+  return current
+}
+
+const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.')

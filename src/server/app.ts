@@ -1,0 +1,318 @@
+import { randomUUID } from 'node:crypto'
+import { type Context, Hono } from 'hono'
+import type { StrictCheck } from '../entities/skill-event-store.js'
+import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { deriveProfiles } from '../profiles/derive.js'
+import { strictCheck } from '../profiles/strict-check.js'
+import { LIMITS } from '../schemas/index.js'
+import {
+  type AccessClaims,
+  insufficientScope,
+  type JwksSource,
+  jwksTokenVerifier,
+  localTokenVerifier,
+  missingToken,
+  type Scope,
+  type TokenVerifier,
+} from './access-tokens.js'
+import { type ApiRoute, apiRoutes, type Method, type RouteContext } from './api-routes.js'
+import { asSkillhouseError, errorResponse, jsonResponse, mediaType, readJson, readText } from './http-io.js'
+import { issueClientToken, type TokenRequest } from './oauth-clients.js'
+import { ProfileWorker } from './profile-worker.js'
+import { type Logger, stderrLogger } from './request-log.js'
+import { loadOrCreateSigningKey, type SigningKey } from './signing-key.js'
+import { TenantPool } from './tenant-pool.js'
+
+export interface AppOptions {
+  /** The data directory: tenants.json, the tenant databases, the signing key. */
+  dataDir: string
+  /** The key of the server's own tokens; loaded from (or created in) the data directory when absent. */
+  signingKey?: SigningKey
+  /** Accept tokens of an external authorization server instead; `POST /oauth/token` is then not served. */
+  jwks?: JwksSource
+  /** Largest request body in bytes (413 above it); default 1 MiB. */
+  bodyLimit?: number
+  logger?: Logger
+  /** Debounce of the background derivation (ms): quiet time, and longest wait under a steady stream. */
+  deriveDelayMs?: number
+  deriveMaxDelayMs?: number
+}
+
+/** The application and what it holds open, for the server to stop in order. */
+export interface SkillhouseApp {
+  app: Hono<AppEnv>
+  pool: TenantPool
+  worker: ProfileWorker
+  routes: readonly ApiRoute[]
+  /** Starts answering 503 on /healthz: the server is draining. */
+  drain(): void
+  /** Stops the background worker (its running derivation finishes), then checkpoints and closes every database. */
+  close(): Promise<void>
+}
+
+type AppEnv = {
+  Variables: { requestId: string; tenant: string; claims: AccessClaims }
+}
+
+/** Paths outside every base URL; `/oauth/token` only while the server issues its own tokens. */
+const topLevel = (issuesTokens: boolean): { method: Method; path: string }[] => [
+  { method: 'GET', path: '/healthz' },
+  ...(issuesTokens ? [{ method: 'POST' as const, path: '/oauth/token' }] : []),
+]
+
+const METHOD_ORDER: Method[] = ['GET', 'POST', 'PATCH', 'DELETE']
+
+/**
+ * The HTTP API (hono) over the tenants of a data directory, a thin adapter over the library:
+ * every answer comes from the function the CLI calls, serialised the same way.
+ *
+ * Order of the checks of a request below `{base_url}` = `/{tenant}/{region}`: unknown tenant or
+ * region (404), missing or invalid token (401), token of another tenant (403), unknown path (404)
+ * or method (405 with Allow), missing scope (403), then the route's own checks (415, 413, 400,
+ * 422, 404, 409). Every error, thrown anywhere, leaves through the one error handler as the
+ * spec's body.
+ */
+export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
+  const log = options.logger ?? stderrLogger
+  const bodyLimit = options.bodyLimit ?? LIMITS.bodyBytes
+  const signingKey = options.jwks
+    ? undefined
+    : (options.signingKey ?? (await loadOrCreateSigningKey(options.dataDir)))
+  const verifier: TokenVerifier = options.jwks
+    ? jwksTokenVerifier(options.jwks)
+    : localTokenVerifier(signingKey as SigningKey)
+  const strictChecks = new Map<string, Promise<StrictCheck>>()
+  let worker: ProfileWorker | undefined
+  const pool = new TenantPool(options.dataDir, (tenant) => worker?.schedule(tenant))
+  worker = new ProfileWorker({
+    derive: (tenant) =>
+      pool.use(tenant, async (open) => {
+        const result = await deriveProfiles({ tenant: open })
+        // Job and course profiles may have changed: the strict check is prepared again.
+        strictChecks.delete(tenant)
+        return {
+          vendors: result.vendors.map((vendor) => ({
+            vendor: vendor.external_vendor,
+            changed: vendor.changed,
+          })),
+        }
+      }),
+    ...(options.deriveDelayMs !== undefined ? { delayMs: options.deriveDelayMs } : {}),
+    ...(options.deriveMaxDelayMs !== undefined ? { maxDelayMs: options.deriveMaxDelayMs } : {}),
+    log: (entry) => log({ ...entry, level: entry.msg === 'derive failed' ? 'error' : 'info' }),
+  })
+  const routes = apiRoutes()
+  const TOP_LEVEL = topLevel(signingKey !== undefined)
+  let draining = false
+  const app = new Hono<AppEnv>()
+
+  app.use('*', async (c, next) => {
+    const started = performance.now()
+    const given = c.req.header('x-request-id')
+    const requestId = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
+    c.set('requestId', requestId)
+    await next()
+    c.header('X-Request-Id', requestId)
+    log({
+      msg: 'request',
+      request_id: requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      ...(c.get('tenant') ? { tenant: c.get('tenant') } : {}),
+      ...(c.get('claims') ? { client: c.get('claims').sub } : {}),
+    })
+  })
+
+  app.onError((error, c) => {
+    const requestId = c.get('requestId') ?? 'unknown'
+    const converted = asSkillhouseError(error, requestId)
+    if (converted.status >= 500 && !(error instanceof SkillhouseError)) {
+      log({
+        msg: 'unhandled error',
+        level: 'error',
+        request_id: requestId,
+        error: error.stack ?? error.message,
+      })
+    }
+    return errorResponse(converted)
+  })
+
+  app.get('/healthz', (c) =>
+    draining
+      ? errorResponse(errors.unavailable('the server is shutting down'))
+      : c.json({ status: 'ok', tenants_open: pool.openTenants().length }),
+  )
+
+  if (signingKey) {
+    const key = signingKey
+    app.post('/oauth/token', async (c) => {
+      const request = await tokenRequest(c.req.raw, bodyLimit)
+      const response = await issueClientToken(pool.current(), key, request, basicCredentials(c))
+      return jsonResponse(JSON.stringify(response), 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' })
+    })
+  } else {
+    app.all('/oauth/token', () => {
+      throw new SkillhouseError(
+        404,
+        'this server does not issue tokens: it accepts the tokens of an external authorization server (--jwks-file/--jwks-url); get one there',
+      )
+    })
+  }
+
+  // The tenant, then the token: everything below a base URL needs both.
+  app.use('/:tenant/:region/*', async (c, next) => {
+    if (TOP_LEVEL.some((route) => route.path === c.req.path)) return next()
+    const tenant = c.req.param('tenant')
+    const entry = pool.resolve(tenant, c.req.param('region'))
+    c.set('tenant', entry.settings.name)
+    const claims = await authenticate(c, verifier)
+    if (claims.tenant !== tenant) {
+      throw errors.forbidden(`the access token is for tenant ${claims.tenant}, not for ${tenant}`)
+    }
+    // A revoked client's tokens stop working at once, not when they expire.
+    const client = entry.clients.find((candidate) => candidate.client_id === claims.sub)
+    if (client?.revoked_at) {
+      throw new SkillhouseError(
+        401,
+        `the access token's client ${claims.sub} was revoked at ${client.revoked_at}`,
+        {
+          'WWW-Authenticate': 'Bearer realm="skillhouse", error="invalid_token"',
+        },
+      )
+    }
+    c.set('claims', claims)
+    return next()
+  })
+
+  for (const route of routes) {
+    app.on(route.method, `/:tenant/:region${route.path}`, async (c) => {
+      const needed: Scope = route.scope ?? (route.method === 'GET' ? 'read' : 'write')
+      const claims = c.get('claims')
+      if (!claims.scopes.includes(needed)) {
+        throw insufficientScope(
+          needed,
+          `${route.method} ${route.path} needs the ${needed} scope; the access token has ${claims.scopes.join(', ') || 'none'}`,
+        )
+      }
+      const tenant = c.get('tenant')
+      const context: RouteContext = {
+        params: c.req.param() as Record<string, string>,
+        query: (name) => c.req.query(name),
+        queries: (name) => c.req.queries(name) ?? [],
+        body: (bodyOptions) => readJson(c.req.raw, { limit: bodyLimit, ...bodyOptions }),
+        tenant: (work) => pool.use(tenant, work),
+        changed: () => worker?.schedule(tenant),
+        strictCheck: (open) => {
+          let check = strictChecks.get(tenant)
+          if (!check) {
+            check = strictCheck(open.database)
+            strictChecks.set(tenant, check)
+            check.catch(() => strictChecks.delete(tenant))
+          }
+          return check
+        },
+      }
+      const result = await route.handler(context)
+      const headers = { ...route.headers, ...result.headers }
+      if (result.status === 204) return c.body(null, 204, headers)
+      return jsonResponse(result.json ?? 'null', result.status, headers)
+    })
+  }
+
+  const patterns = [
+    ...TOP_LEVEL.map((route) => ({ method: route.method, pattern: compile(route.path) })),
+    ...routes.map((route) => ({ method: route.method, pattern: compile(`/:tenant/:region${route.path}`) })),
+  ]
+  app.notFound((c) => {
+    const path = c.req.path
+    const allowed = METHOD_ORDER.filter((method) =>
+      patterns.some((candidate) => candidate.method === method && candidate.pattern.test(path)),
+    )
+    if (allowed.length > 0) return errorResponse(errors.methodNotAllowed(c.req.method, path, allowed))
+    return errorResponse(
+      new SkillhouseError(
+        404,
+        `no endpoint ${path}; paths hang below a tenant's base URL /{tenant}/{region}`,
+      ),
+    )
+  })
+
+  return {
+    app,
+    pool,
+    worker,
+    routes,
+    drain: () => {
+      draining = true
+    },
+    close: async () => {
+      draining = true
+      await worker?.stop()
+      await pool.close()
+    },
+  }
+}
+
+/** A hono path as a regular expression over request paths (`:name` is one segment). */
+function compile(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/')
+  return new RegExp(`^${source}/?$`)
+}
+
+async function authenticate(c: Context<AppEnv>, verifier: TokenVerifier): Promise<AccessClaims> {
+  const header = c.req.header('authorization')
+  if (!header) {
+    throw missingToken(
+      'the Authorization header is missing; send Authorization: Bearer <access token> (POST /oauth/token gives one)',
+    )
+  }
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  if (!match?.[1]) throw missingToken('the Authorization header must be "Bearer <access token>"')
+  return verifier.verify(match[1])
+}
+
+/** The body of a token request: a form (RFC 6749) or JSON (CONTRACT.md allows both). */
+async function tokenRequest(request: Request, limit: number): Promise<TokenRequest> {
+  const type = mediaType(request)
+  if (type !== 'application/x-www-form-urlencoded' && type !== 'application/json') {
+    throw new SkillhouseError(
+      415,
+      `the content type of a token request must be application/x-www-form-urlencoded or application/json; got ${request.headers.get('content-type') ?? 'none'}`,
+    )
+  }
+  const text = await readText(request, limit)
+  if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text))
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (error) {
+    throw errors.badRequest(`the request body is not valid JSON: ${(error as Error).message}`)
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw errors.badRequest('a token request is a JSON object with grant_type, client_id and client_secret')
+  }
+  return body as TokenRequest
+}
+
+/** HTTP Basic client credentials (RFC 6749 2.3.1), when sent. */
+function basicCredentials(c: Context<AppEnv>): { id: string; secret: string } | undefined {
+  const match = /^Basic\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')
+  if (!match?.[1]) return undefined
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0) throw errors.badRequest('the Basic credentials must be base64 of client_id:client_secret')
+  try {
+    // RFC 6749 2.3.1: both parts are form-urlencoded before they are joined.
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' ')),
+      secret: decodeURIComponent(decoded.slice(colon + 1).replaceAll('+', ' ')),
+    }
+  } catch {
+    throw errors.badRequest('the Basic credentials are not form-urlencoded client_id:client_secret')
+  }
+}

@@ -1,0 +1,130 @@
+/** What the worker logs: a derivation run's outcome. */
+export interface WorkerLogEntry {
+  msg: 'derive' | 'derive failed'
+  tenant: string
+  ms: number
+  error?: string
+  result?: unknown
+}
+
+export interface ProfileWorkerOptions {
+  /** Derives one tenant's changed profiles (the server runs `deriveProfiles` under the tenant's lock). */
+  derive: (tenant: string) => Promise<unknown>
+  /** Quiet time after the last change before a run starts, so that a burst becomes one run (ms). */
+  delayMs?: number
+  /** Longest wait under a steady stream of changes (ms): profiles still follow within this. */
+  maxDelayMs?: number
+  /** Wait after a failed run, doubled per failure up to a minute (ms). */
+  retryMs?: number
+  log?: (entry: WorkerLogEntry) => void
+}
+
+interface TenantState {
+  timer: NodeJS.Timeout | undefined
+  firstAt: number | undefined
+  running: Promise<void> | undefined
+  again: boolean
+  failures: number
+}
+
+/**
+ * The spec's asynchronous processing: changes acknowledged by the API are derived into profiles
+ * in the background, debounced (a burst of skill events makes one run), one run at a time per
+ * tenant, a change during a run making one more run after it. Nothing is held in memory that the
+ * database does not have: derivation picks up whatever changed since its last run (change_seq),
+ * so a run lost to a crash is done by the first run after the restart.
+ */
+export class ProfileWorker {
+  private readonly states = new Map<string, TenantState>()
+  private stopped = false
+  private readonly delayMs: number
+  private readonly maxDelayMs: number
+  private readonly retryMs: number
+
+  constructor(private readonly options: ProfileWorkerOptions) {
+    this.delayMs = options.delayMs ?? 200
+    this.maxDelayMs = options.maxDelayMs ?? 2000
+    this.retryMs = options.retryMs ?? 1000
+  }
+
+  /** Asks for a run of the tenant's derivation soon. */
+  schedule(tenant: string): void {
+    if (this.stopped) return
+    const state = this.stateOf(tenant)
+    if (state.running) {
+      state.again = true
+      return
+    }
+    this.arm(tenant, state, this.delayMs)
+  }
+
+  /** Resolves once the tenant has no run scheduled or running. */
+  async idle(tenant: string): Promise<void> {
+    for (;;) {
+      const state = this.states.get(tenant)
+      if (!state || (!state.running && !state.timer)) return
+      if (state.running) await state.running
+      else await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  }
+
+  /** Cancels scheduled runs and waits for the running ones: their work is committed or not at all. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    for (const state of this.states.values()) {
+      clearTimeout(state.timer)
+      state.timer = undefined
+    }
+    await Promise.all([...this.states.values()].map((state) => state.running))
+  }
+
+  private stateOf(tenant: string): TenantState {
+    let state = this.states.get(tenant)
+    if (!state) {
+      state = { timer: undefined, firstAt: undefined, running: undefined, again: false, failures: 0 }
+      this.states.set(tenant, state)
+    }
+    return state
+  }
+
+  private arm(tenant: string, state: TenantState, delay: number): void {
+    const now = Date.now()
+    state.firstAt ??= now
+    clearTimeout(state.timer)
+    const wait = Math.max(0, Math.min(delay, state.firstAt + Math.max(this.maxDelayMs, delay) - now))
+    state.timer = setTimeout(() => this.fire(tenant, state), wait)
+    state.timer.unref()
+  }
+
+  private fire(tenant: string, state: TenantState): void {
+    state.timer = undefined
+    state.firstAt = undefined
+    state.again = false
+    state.running = this.run(tenant, state).finally(() => {
+      state.running = undefined
+      if (this.stopped) return
+      if (state.failures > 0) {
+        this.arm(tenant, state, Math.min(60_000, this.retryMs * 2 ** (state.failures - 1)))
+      } else if (state.again) {
+        this.arm(tenant, state, this.delayMs)
+      }
+    })
+  }
+
+  private async run(tenant: string, state: TenantState): Promise<void> {
+    const started = performance.now()
+    try {
+      const result = await this.options.derive(tenant)
+      state.failures = 0
+      this.options.log?.({ msg: 'derive', tenant, ms: Math.round(performance.now() - started), result })
+    } catch (error) {
+      state.failures++
+      this.options.log?.({
+        msg: 'derive failed',
+        tenant,
+        ms: Math.round(performance.now() - started),
+        error: error instanceof Error ? error.message : String(error),
+      })
+    }
+  }
+}

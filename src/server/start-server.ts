@@ -1,0 +1,128 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { getRequestListener } from '@hono/node-server'
+import { type AppOptions, createApp, type SkillhouseApp } from './app.js'
+import { stderrLogger } from './request-log.js'
+
+export interface ServerOptions extends AppOptions {
+  /** Interface to listen on; default 127.0.0.1 (loopback: exposing it is a decision to make). */
+  host?: string
+  /** Port to listen on; default 8080, 0 for any free port. */
+  port?: number
+  /** Open connections served at once; the next one gets `max connections reached: <limit>` (503). */
+  maxConnections?: number
+  /** How long a shutdown waits for in-flight requests before it closes their connections (ms). */
+  shutdownTimeoutMs?: number
+}
+
+/** A listening server. */
+export interface RunningServer {
+  /** `http://HOST:PORT`; a tenant's base URL is `${url}/{tenant}/{region}`. */
+  url: string
+  host: string
+  port: number
+  app: SkillhouseApp
+  /**
+   * Graceful shutdown: stops accepting connections, lets the requests in flight finish (up to the
+   * shutdown timeout), stops the background worker after its running derivation, then checkpoints
+   * and closes every tenant database. Safe to call more than once.
+   */
+  close(): Promise<void>
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 1024
+
+/**
+ * Starts the HTTP API on `host:port` (@hono/node-server over node:http) and resolves once it
+ * listens, with the address it is bound to (`port: 0` picks a free port).
+ *
+ * Connections are counted on the socket level: one past `maxConnections` is answered at once with
+ * the spec's plain-text `max connections reached: <limit>` and status 503 (CONTRACT.md), and the
+ * request it carried is not run. Idle keep-alive connections count too: they hold a socket.
+ */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const log = options.logger ?? stderrLogger
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+  const host = options.host ?? '127.0.0.1'
+  const built = await createApp(options)
+  const listener = getRequestListener(built.app.fetch)
+  const accepted = new Set<Socket>()
+  const refused = new WeakSet<Socket>()
+  let inFlight = 0
+  let drained: (() => void) | undefined
+
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    if (refused.has(request.socket)) {
+      const text = `max connections reached: ${maxConnections}`
+      response.writeHead(503, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+        connection: 'close',
+      })
+      response.end(text)
+      log({
+        msg: 'request',
+        method: request.method,
+        path: request.url,
+        status: 503,
+        refused: 'max connections',
+      })
+      return
+    }
+    inFlight++
+    response.once('close', () => {
+      inFlight--
+      if (inFlight === 0) drained?.()
+    })
+    void listener(request, response)
+  })
+  server.on('connection', (socket: Socket) => {
+    if (accepted.size >= maxConnections) {
+      refused.add(socket)
+      // A refused connection that sends no request is not kept waiting for one.
+      socket.setTimeout(10_000, () => socket.destroy())
+      return
+    }
+    accepted.add(socket)
+    socket.once('close', () => accepted.delete(socket))
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 8080, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address() as AddressInfo
+  const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address
+  const url = `http://${shownHost}:${address.port}`
+  log({ msg: 'listening', url })
+
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= (async () => {
+      built.drain()
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      if (inFlight > 0) {
+        const timeout = options.shutdownTimeoutMs ?? 10_000
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, timeout)
+          drained = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+      }
+      // Finished keep-alive connections are idle now; anything still open ran out of time.
+      server.closeIdleConnections()
+      server.closeAllConnections()
+      await closed
+      await built.close()
+      log({ msg: 'stopped', url })
+    })()
+    return closing
+  }
+  return { url, host: address.address, port: address.port, app: built, close }
+}

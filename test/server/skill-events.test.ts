@@ -1,0 +1,277 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ingestPaths } from '../../src/ingest/ingest-paths.js'
+import type { RunningServer } from '../../src/server/start-server.js'
+import { openTenant } from '../../src/tenants/tenant-service.js'
+import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
+import { type ApiAnswer, call, errorTitles, eventually, startTestServer, tokenFor } from './server-helpers.js'
+
+const working = (externalId: string, description: string, extra: Record<string, unknown> = {}) => ({
+  external_id: externalId,
+  event_type: 'working_history',
+  timestamp: '2024-06-01',
+  content: {
+    job_title: 'Developer',
+    start_date: '2020-01-01',
+    company: 'Initech',
+    job_description: description,
+    ...extra,
+  },
+  source: 'hr-system',
+})
+
+function expectError(answer: ApiAnswer, status: number, description: string) {
+  expect(answer.status, answer.text).toBe(status)
+  expect(errorTitles(answer).every((title) => title.startsWith(`${status} `))).toBe(true)
+  expect((answer.json as { description: string }[]).map((entry) => entry.description).join(' | ')).toContain(
+    description,
+  )
+}
+
+const ndjson = (rows: readonly object[]) => `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`
+
+describe('POST /employees/{id}/skill_events', () => {
+  const temp = tempDir()
+  const dataDir = join(temp.dir, 'data')
+  const ingested = { employee_id: 'e-1', ...working('ing-1', 'Kept the payroll in SQL.') }
+  let server: RunningServer
+  let token: string
+  let oldToken: string
+
+  beforeAll(async () => {
+    const tenant = await createOpenTenant(dataDir, 'acme')
+    const files = join(temp.dir, 'files')
+    mkdirSync(files, { recursive: true })
+    writeFileSync(
+      join(files, 'employees.ndjson'),
+      ndjson([{ external_id: 'e-1' }, { external_id: 'e-2' }, { external_id: 'e-3' }]),
+    )
+    writeFileSync(join(files, 'skill_events.ndjson'), ndjson([ingested]))
+    const summary = await ingestPaths({
+      database: tenant.database,
+      settings: tenant.settings,
+      paths: [files],
+      rejectsDir: join(temp.dir, 'rejects'),
+    })
+    expect(summary.rows_rejected).toBe(0)
+    tenant.database.close()
+    const old = await createOpenTenant(dataDir, 'old', { modelConfiguration: 'MC_2024_Q3_V1' })
+    old.database.close()
+    server = await startTestServer(dataDir)
+    token = await tokenFor(dataDir, 'acme')
+    oldToken = await tokenFor(dataDir, 'old')
+    for (const id of ['o-1']) {
+      expect(
+        (
+          await call(`${server.url}/old/eu/employees`, {
+            method: 'POST',
+            token: oldToken,
+            body: { external_id: id },
+          })
+        ).status,
+      ).toBe(204)
+    }
+  }, 120_000)
+  afterAll(async () => {
+    await server.close()
+    temp.cleanup()
+  })
+
+  const send = (employee: string, body: unknown, query = '') =>
+    call(`${server.url}/acme/eu/employees/${employee}/skill_events${query}`, { method: 'POST', token, body })
+  const stored = (sql: string, params: string[]) =>
+    server.app.pool.use('acme', (tenant) => tenant.database.all(sql, params))
+
+  it('acknowledges a stored event with 204, again for the identical event, and refuses other content with 409', async () => {
+    const event = working('evt-1', 'Built Python services and tuned SQL queries.')
+    const first = await send('e-1', event)
+    expect(first.status).toBe(204)
+    expect(first.text).toBe('')
+    expect(
+      await stored('SELECT external_id FROM skill_events WHERE external_id = $1', ['evt-1']),
+    ).toHaveLength(1)
+    expect((await send('e-1', event)).status).toBe(204)
+    expectError(
+      await send('e-1', working('evt-1', 'Something else entirely.')),
+      409,
+      "'evt-1' already exists",
+    )
+  })
+
+  it('treats an event ingested from a file and the same event over HTTP as one event', async () => {
+    const { employee_id: _employee, ...body } = ingested
+    expect((await send('e-1', body)).status).toBe(204)
+    expect(
+      await stored('SELECT external_id FROM skill_events WHERE external_id = $1', ['ing-1']),
+    ).toHaveLength(1)
+    expectError(await send('e-1', { ...body, source: 'another-system' }), 409, 'ing-1')
+  })
+
+  it('answers 404 for an unknown employee and for content that references an unknown job', async () => {
+    expectError(await send('nobody', working('evt-x', 'Anything')), 404, "employee 'nobody' does not exist")
+    const jobEvent = {
+      external_id: 'evt-job',
+      event_type: 'working_history',
+      timestamp: '2024-06-01',
+      content: { job_id: 'job-none', start_date: '2020-01-01' },
+      source: 'hr',
+    }
+    expectError(await send('e-1', jobEvent), 404, "content.job_id: job 'job-none' does not exist")
+  })
+
+  it('answers 400 for a wrong structure and 422 for invalid values, naming the field', async () => {
+    expectError(
+      await send('e-1', working('evt-2', 'x', { start_date: undefined })),
+      400,
+      'content.start_date: is required',
+    )
+    expectError(await send('e-1', { ...working('evt-2', 'x'), colour: 'red' }), 400, 'colour: is not a field')
+    expectError(await send('e-1', { ...working('evt-2', 'x'), employee_id: 'e-2' }), 400, 'employee_id')
+    expectError(
+      await send('e-1', { ...working('evt-2', 'x'), timestamp: 12 }),
+      400,
+      'timestamp: must be of type string',
+    )
+    expectError(
+      await send('e-1', { ...working('evt-2', 'x'), timestamp: '2024-02-30' }),
+      422,
+      'timestamp: must be an ISO 8601 date',
+    )
+    expectError(
+      await send('e-1', working('evt-2', 'x', { start_date: '2020-13-01' })),
+      422,
+      'content.start_date',
+    )
+    expectError(
+      await send('e-1', { ...working('evt-2', 'x'), event_type: 'gossip' }),
+      422,
+      'event_type must be one of',
+    )
+    expectError(await send('e-1', working('evt-2', 'x'), '?strict=maybe'), 422, 'query parameter strict')
+    expectError(await send('e-1', working('evt-2', 'x'), '?language=es'), 422, 'query parameter language')
+  })
+
+  it('refuses ticket and merge_request events with 422 on a tenant with an outdated model configuration', async () => {
+    const ticket = {
+      external_id: 'tkt-1',
+      event_type: 'ticket',
+      timestamp: '2024-06-01',
+      content: { title: 'Fix the Kubernetes ingress' },
+      source: 'jira',
+    }
+    const answer = await call(`${server.url}/old/eu/employees/o-1/skill_events`, {
+      method: 'POST',
+      token: oldToken,
+      body: ticket,
+    })
+    expectError(answer, 422, 'model configuration is outdated and should be upgraded')
+    expect((await send('e-1', ticket)).status).toBe(204)
+  })
+
+  it('refuses with strict=true an event from which no profile can be built, and stores it without', async () => {
+    const empty = working('evt-empty', 'Zorblat quixx fnord.', { job_title: 'Zorblat' })
+    expectError(await send('e-3', empty, '?strict=true'), 422, 'strict')
+    expect((await send('e-3', empty, '?strict=false&language=en')).status).toBe(204)
+    expect(await stored('SELECT language FROM skill_events WHERE external_id = $1', ['evt-empty'])).toEqual([
+      { language: 'en' },
+    ])
+  })
+
+  it('ends the active working history with end_active_working_history=true', async () => {
+    expect((await send('e-2', working('wh-old', 'Ran the warehouse.'))).status).toBe(204)
+    const next = { ...working('wh-new', 'Leads the data team.'), timestamp: '2025-02-01' }
+    expect((await send('e-2', next, '?end_active_working_history=true')).status).toBe(204)
+    const rows = await stored(
+      "SELECT external_id, strftime(ended_on, '%Y-%m-%d') AS ended_on FROM skill_events WHERE employee_id = $1 ORDER BY external_id",
+      ['e-2'],
+    )
+    expect(rows).toEqual([
+      { external_id: 'wh-new', ended_on: null },
+      { external_id: 'wh-old', ended_on: '2025-02-01' },
+    ])
+  })
+
+  it('derives the profile in the background and appends its CloudEvent', async () => {
+    expect((await send('e-1', working('evt-py', 'Python and Kubernetes in production.'))).status).toBe(204)
+    const profile = await eventually(async () => {
+      const answer = await call(`${server.url}/acme/eu/employees/e-1/skill_profile`, { token })
+      const body = answer.json as {
+        version: number
+        skills: { skill_id: string; evidence: { external_id: string }[] }[]
+      }
+      const python = body.skills.find((skill) => skill.skill_id === 'skl-python')
+      return python?.evidence.some((evidence) => evidence.external_id === 'evt-py') ? body : undefined
+    })
+    expect(profile.version).toBeGreaterThan(0)
+    const events = await stored(
+      `SELECT type, source FROM outbox WHERE type = 'ai.vendor.employee.skill_profile.updated.v1' AND json_extract_string(data, '$.external_id') = $1`,
+      ['e-1'],
+    )
+    expect(events.length).toBeGreaterThan(0)
+    expect(String(events[0]?.source)).toMatch(/\/acme\/eu\/employees\/e-1\/skill_profile$/)
+  })
+})
+
+describe('skill events across a restart', () => {
+  const temp = tempDir()
+  const dataDir = join(temp.dir, 'data')
+
+  beforeAll(async () => {
+    ;(await createOpenTenant(dataDir, 'acme')).database.close()
+  }, 120_000)
+  afterAll(() => temp.cleanup())
+
+  it('derives on the next start what was acknowledged before a stop, and stores it once', async () => {
+    const token = await tokenFor(dataDir, 'acme')
+    // A worker that never gets to run before the stop.
+    const first = await startTestServer(dataDir, { deriveDelayMs: 600_000, deriveMaxDelayMs: 600_000 })
+    const base = `${first.url}/acme/eu`
+    expect(
+      (await call(`${base}/employees`, { method: 'POST', token, body: { external_id: 'e-1' } })).status,
+    ).toBe(204)
+    const event = working('evt-1', 'Python and SQL every day.')
+    expect(
+      (await call(`${base}/employees/e-1/skill_events`, { method: 'POST', token, body: event })).status,
+    ).toBe(204)
+    await first.close()
+
+    const second = await startTestServer(dataDir)
+    try {
+      const url = `${second.url}/acme/eu/employees/e-1/skill_profile`
+      const profile = await eventually(async () => {
+        const body = (await call(url, { token })).json as { version: number; skills: { skill_id: string }[] }
+        return body.version > 0 ? body : undefined
+      })
+      expect(profile.skills.map((skill) => skill.skill_id)).toContain('skl-python')
+      const again = await call(`${second.url}/acme/eu/employees/e-1/skill_events`, {
+        method: 'POST',
+        token,
+        body: event,
+      })
+      expect(again.status).toBe(204)
+    } finally {
+      await second.close()
+    }
+
+    // The event once in the database, and ingest sees the same event as unchanged.
+    const tenant = await openTenant(dataDir, 'acme')
+    try {
+      expect(await tenant.database.all('SELECT external_id FROM skill_events')).toEqual([
+        { external_id: 'evt-1' },
+      ])
+      const files = join(temp.dir, 'files')
+      mkdirSync(files, { recursive: true })
+      writeFileSync(join(files, 'skill_events.ndjson'), ndjson([{ employee_id: 'e-1', ...event }]))
+      const summary = await ingestPaths({
+        database: tenant.database,
+        settings: tenant.settings,
+        paths: [files],
+        rejectsDir: join(temp.dir, 'rejects'),
+      })
+      expect(summary.files[0]).toMatchObject({ rows_inserted: 0, rows_unchanged: 1, rows_rejected: 0 })
+    } finally {
+      tenant.database.close()
+    }
+  })
+})
