@@ -355,26 +355,16 @@ async function* streamEvents(
   database: TenantDatabase,
   employees: readonly string[],
 ): AsyncGenerator<EventRow> {
-  await database.run('CREATE OR REPLACE TEMP TABLE derive_employees (employee_id VARCHAR)')
-  const appender = await database.appender('derive_employees')
-  for (const id of employees) {
-    appender.appendVarchar(id)
-    appender.endRow()
-  }
-  appender.closeSync()
-  const result = await database.connection.stream(
+  // Its own connection: profiles are appended on the main one while the events stream.
+  const chunks = database.streamChunks(
     `SELECT e.employee_id, e.external_id, e.event_type, strftime(e.timestamp, '%Y-%m-%d') AS timestamp, e.content::VARCHAR AS content,
             e.language, strftime(e.ended_on, '%Y-%m-%d') AS ended_on
-     FROM skill_events e SEMI JOIN derive_employees d ON d.employee_id = e.employee_id
+     FROM skill_events e SEMI JOIN (SELECT unnest($1::VARCHAR[]) AS employee_id) d ON d.employee_id = e.employee_id
      ORDER BY e.employee_id, e.timestamp, e.external_id`,
+    [listOf(employees)],
   )
-  for (;;) {
-    const chunk = await result.fetchChunk()
-    if (!chunk || chunk.rowCount === 0) break
-    const [employee, id, type, timestamp, content, language, ended] = chunk.getColumns() as (
-      | string
-      | null
-    )[][]
+  for await (const chunk of chunks) {
+    const [employee, id, type, timestamp, content, language, ended] = chunk.columns as (string | null)[][]
     for (let index = 0; index < chunk.rowCount; index++) {
       yield {
         employee_id: employee?.[index] as string,
@@ -387,7 +377,6 @@ async function* streamEvents(
       }
     }
   }
-  await database.run('DROP TABLE IF EXISTS derive_employees')
 }
 
 /** Derivation workers, one per core, each with two batches in flight at most. */

@@ -122,6 +122,28 @@ export class TenantDatabase {
     }
   }
 
+  /**
+   * Streams a query's rows chunk by chunk on a connection of its own, so that the caller may
+   * keep writing (appenders, statements) on the main connection meanwhile: a statement on the
+   * connection of an open stream would end the stream early. It reads the last committed data.
+   */
+  async *streamChunks(
+    sql: string,
+    params?: SqlParams,
+  ): AsyncGenerator<{ rowCount: number; columns: unknown[][] }> {
+    const connection = await this.instance.connect()
+    try {
+      const result = await connection.stream(sql, params, params ? typesOf(params) : undefined)
+      for (;;) {
+        const chunk = await result.fetchChunk()
+        if (!chunk || chunk.rowCount === 0) return
+        yield { rowCount: chunk.rowCount, columns: chunk.getColumns() as unknown[][] }
+      }
+    } finally {
+      connection.closeSync()
+    }
+  }
+
   async appender(table: string): Promise<DuckDBAppender> {
     return this.connection.createAppender(table)
   }
