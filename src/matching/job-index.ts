@@ -1,0 +1,268 @@
+import type { ExternalVendor } from '../schemas/index.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
+import {
+  entityIds,
+  lowDataFlags,
+  type ProfileColumns,
+  readProfileColumns,
+  sharedFloat64,
+  sharedInt32,
+  sharedUint8,
+  updatedAt,
+  withSkillNumbering,
+} from './profile-columns.js'
+import { type ScoringFeatures, specificity, targetSkillWeight } from './scoring-model.js'
+
+/** Skill → employees holding it, sorted by employee number (the inverted index). */
+export interface Postings {
+  start: Int32Array
+  candidate: Int32Array
+  strength: Float64Array
+  level: Uint8Array
+}
+
+/** Every job's weighted skills in canonical order (weight descending, then skill id). */
+export interface WeightedJobs {
+  start: Int32Array
+  skill: Int32Array
+  weight: Float64Array
+  required: Uint8Array
+  critical: Uint8Array
+  /** Σ w per job. */
+  total: Float64Array
+  /** Per job: skills with a required level, and critical skills. */
+  leveled: Int32Array
+  criticalCount: Int32Array
+}
+
+/** What the job scorer reads: typed arrays only, shareable with worker threads. */
+export interface JobMatchData {
+  employeeCount: number
+  jobCount: number
+  skillCount: number
+  employees: ProfileColumns
+  postings: Postings
+  jobs: WeightedJobs
+}
+
+/** The in-memory index of job matching for one tenant, vendor and feature set. */
+export interface JobIndex {
+  vendor: ExternalVendor
+  features: ScoringFeatures
+  employeeIds: string[]
+  jobIds: string[]
+  skillIds: string[]
+  data: JobMatchData
+  /** Per employee: 1 when the profile has low data availability. */
+  lowData: Uint8Array
+  /** What the index was built from; a different stamp means rebuild. */
+  stamp: string
+  /** Loaded on first use (the last_updated filter). */
+  employeeUpdatedAt?: Float64Array
+  seconds: number
+}
+
+/** Per open database and key: the stamp an index was built for, and the index (or its build, so that
+ * concurrent requests share one). */
+const cache = new WeakMap<TenantDatabase, Map<string, { stamp: string; index: Promise<JobIndex> }>>()
+
+/**
+ * A summary of the data job matching reads: entity counts, change sequences and update times, and
+ * the versions of the profiles (the derivation bumps a profile's version, and its computed_at,
+ * whenever the profile changes).
+ */
+async function dataStamp(database: TenantDatabase): Promise<string> {
+  // One round trip, no string filters (they cost more than the rows they skip).
+  const row = await database.one<{ stamp: string }>(
+    `SELECT concat_ws('/',
+       (SELECT count(*) || ':' || max(change_seq) || ':' || sum(epoch_ms(updated_at)) FROM employees),
+       (SELECT count(*) || ':' || max(change_seq) FROM jobs),
+       (SELECT count(*) || ':' || sum(version) || ':' || max(computed_at) || ':' || count_if(low_data) FROM skill_profiles)
+     ) AS stamp`,
+  )
+  return row?.stamp ?? ''
+}
+
+/**
+ * The job matching index of a tenant: built on first use (employees' and jobs' profiles into
+ * typed arrays, the inverted index, the job skills' weights) and kept while the database is open
+ * and its data unchanged, so that paging through 4.10 does not rebuild it per page.
+ */
+export async function jobIndex(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+  features: ScoringFeatures,
+): Promise<JobIndex> {
+  const key = `${vendor}|${features.proficiencyMatching}|${features.useCriticalities}`
+  const stamp = await dataStamp(database)
+  let byKey = cache.get(database)
+  if (!byKey) {
+    byKey = new Map()
+    cache.set(database, byKey)
+  }
+  const known = byKey.get(key)
+  if (known && known.stamp === stamp) return known.index
+  const index = buildJobIndex(database, vendor, features, stamp)
+  byKey.set(key, { stamp, index })
+  const entries = byKey
+  index.catch(() => {
+    if (entries.get(key)?.index === index) entries.delete(key)
+  })
+  return index
+}
+
+async function buildJobIndex(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+  features: ScoringFeatures,
+  stamp: string,
+): Promise<JobIndex> {
+  const started = performance.now()
+  const employeeIds = await entityIds(database, 'employees')
+  const jobIds = await entityIds(database, 'jobs')
+  const { skillIds, employees, jobProfiles } = await withSkillNumbering(
+    database,
+    vendor,
+    ['employees', 'jobs'],
+    async (numbering) => ({
+      skillIds: numbering.ids,
+      employees: await readProfileColumns(database, 'employees', vendor, employeeIds, numbering),
+      jobProfiles: await readProfileColumns(database, 'jobs', vendor, jobIds, numbering),
+    }),
+  )
+  const lowData = await lowDataFlags(database, 'employees', vendor, employeeIds)
+  const data: JobMatchData = {
+    employeeCount: employeeIds.length,
+    jobCount: jobIds.length,
+    skillCount: skillIds.length,
+    employees,
+    postings: invert(employees, skillIds.length),
+    jobs: weighJobs(jobProfiles, skillIds, features),
+  }
+  const index: JobIndex = {
+    vendor,
+    features,
+    employeeIds,
+    jobIds,
+    skillIds,
+    data,
+    lowData,
+    stamp,
+    seconds: (performance.now() - started) / 1000,
+  }
+  return index
+}
+
+/** The employees' last update times (epoch ms), loaded once per index. */
+export async function employeeUpdateTimes(database: TenantDatabase, index: JobIndex): Promise<Float64Array> {
+  index.employeeUpdatedAt ??= await updatedAt(database, 'employees', index.employeeIds)
+  return index.employeeUpdatedAt
+}
+
+/** Builds skill → candidates from candidate → skills (a counting sort; lists come out by candidate). */
+export function invert(candidates: ProfileColumns, skillCount: number): Postings {
+  const rows = candidates.skill.length
+  const start = sharedInt32(skillCount + 1)
+  for (let row = 0; row < rows; row++) {
+    const skill = candidates.skill[row] as number
+    start[skill + 1] = (start[skill + 1] as number) + 1
+  }
+  for (let skill = 0; skill < skillCount; skill++)
+    start[skill + 1] = (start[skill + 1] as number) + (start[skill] as number)
+  const fill = new Int32Array(skillCount)
+  const candidate = sharedInt32(rows)
+  const strength = sharedFloat64(rows)
+  const level = sharedUint8(rows)
+  for (let entity = 0; entity < candidates.count; entity++) {
+    const to = candidates.start[entity + 1] as number
+    for (let row = candidates.start[entity] as number; row < to; row++) {
+      const skill = candidates.skill[row] as number
+      const position = (start[skill] as number) + (fill[skill] as number)
+      fill[skill] = (fill[skill] as number) + 1
+      candidate[position] = entity
+      strength[position] = candidates.strength[row] as number
+      level[position] = candidates.level[row] as number
+    }
+  }
+  return { start, candidate, strength, level }
+}
+
+/**
+ * Weighs every target's skills (w = e × idf × c, idf over the targets that have a profile) and
+ * puts each target's run in canonical order.
+ */
+export function weighJobs(
+  targets: ProfileColumns,
+  skillIds: readonly string[],
+  features: ScoringFeatures,
+  specificityOver?: { documentFrequency: Int32Array; targets: number },
+): WeightedJobs {
+  const rows = targets.skill.length
+  let documentFrequency = specificityOver?.documentFrequency
+  let profiles = specificityOver?.targets ?? 0
+  if (!documentFrequency) {
+    documentFrequency = new Int32Array(skillIds.length)
+    for (let row = 0; row < rows; row++) {
+      const skill = targets.skill[row] as number
+      documentFrequency[skill] = (documentFrequency[skill] as number) + 1
+    }
+    for (let target = 0; target < targets.count; target++) {
+      if ((targets.start[target + 1] as number) > (targets.start[target] as number)) profiles++
+    }
+  }
+  const idf = new Float64Array(skillIds.length)
+  for (let skill = 0; skill < skillIds.length; skill++) {
+    idf[skill] = specificity(documentFrequency[skill] as number, profiles)
+  }
+  const out: WeightedJobs = {
+    start: targets.start,
+    skill: sharedInt32(rows),
+    weight: sharedFloat64(rows),
+    required: sharedUint8(rows),
+    critical: sharedUint8(rows),
+    total: sharedFloat64(targets.count),
+    leveled: sharedInt32(targets.count),
+    criticalCount: sharedInt32(targets.count),
+  }
+  const order: number[] = []
+  const weights = new Float64Array(rows)
+  for (let row = 0; row < rows; row++) {
+    const skill = targets.skill[row] as number
+    weights[row] = targetSkillWeight(
+      targets.strength[row] as number,
+      idf[skill] as number,
+      targets.critical[row] === 1,
+      features,
+    )
+  }
+  for (let target = 0; target < targets.count; target++) {
+    const from = targets.start[target] as number
+    const to = targets.start[target + 1] as number
+    order.length = 0
+    for (let row = from; row < to; row++) order.push(row)
+    // Skill numbers follow skill ids, so the tie-break on number is the tie-break on id.
+    order.sort(
+      (a, b) =>
+        (weights[b] as number) - (weights[a] as number) ||
+        (targets.skill[a] as number) - (targets.skill[b] as number),
+    )
+    let total = 0
+    let leveled = 0
+    let critical = 0
+    for (let offset = 0; offset < order.length; offset++) {
+      const row = order[offset] as number
+      const position = from + offset
+      out.skill[position] = targets.skill[row] as number
+      out.weight[position] = weights[row] as number
+      out.required[position] = targets.level[row] as number
+      out.critical[position] = targets.critical[row] as number
+      total += weights[row] as number
+      if ((targets.level[row] as number) > 0) leveled++
+      if (targets.critical[row] === 1) critical++
+    }
+    out.total[target] = total
+    out.leveled[target] = leveled
+    out.criticalCount[target] = critical
+  }
+  return out
+}

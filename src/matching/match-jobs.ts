@@ -1,0 +1,456 @@
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+import { errors } from '../errors/skillhouse-error.js'
+import {
+  type ExternalVendor,
+  JobMatchingRequest,
+  type JobMatchingResponse,
+  ResponseFormat,
+  type TenantSettings,
+  type VocabLanguage,
+} from '../schemas/index.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
+import { SkillNames } from '../taxonomy/skill-names.js'
+import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
+import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
+import { compilePropertyRule, isCustomPropertyRule } from './custom-property-rules.js'
+import { employeeUpdateTimes, type JobIndex, jobIndex } from './job-index.js'
+import type { JobWorkerInput, JobWorkerResult, JobWorkerTask } from './job-match-worker.js'
+import {
+  customPropertiesOf,
+  lastUpdatedTest,
+  type PairFilterSpec,
+  pairFilterOf,
+  propertyDefinitions,
+} from './match-filters.js'
+import { sharedUint8 } from './profile-columns.js'
+import { ProblemList, parseOr422, type Ranges } from './request-issues.js'
+import { JobCandidateScorer, type JobScoringParams, type JobTopMatches } from './score-job-candidates.js'
+import {
+  type Coverage,
+  roundFigure,
+  type ScoringFeatures,
+  scoreCoverage,
+  type WeightedTargetSkill,
+} from './scoring-model.js'
+
+/** What job matching needs of a tenant (an `OpenTenant` fits, and so will the server's). */
+export interface MatchingTenant {
+  database: TenantDatabase
+  settings: TenantSettings
+  baseUrl: string
+}
+
+/** Query parameters of 4.10, as strings the client sent (all optional). */
+export interface JobMatchingQuery {
+  response_format?: string | undefined
+  external_vendor?: string | undefined
+  vocab_language?: string | undefined
+}
+
+/** The ranges of section 8 (and skillhouse's own), for 422 messages that name both ends. */
+export const JOB_MATCHING_RANGES: Ranges = {
+  limit: [1, 50],
+  match_limit_per_entity: [1, 100],
+  score_min_threshold: [0, 1],
+  min_critical_skills_match_ratio: [0, 1],
+  'weights[].value': [0, 100],
+}
+
+const WORKER = new URL('./job-match-worker.js', import.meta.url)
+
+/** A checked 4.10 request: body, query and the tenant's features. */
+interface PreparedJobRequest {
+  body: JobMatchingRequest
+  vendor: ExternalVendor
+  language: VocabLanguage
+  explained: boolean
+  features: ScoringFeatures
+  params: JobScoringParams
+}
+
+/** Checks the query and body of 4.10; every problem is a 422 naming its field. */
+async function prepare(
+  tenant: MatchingTenant,
+  input: unknown,
+  query: JobMatchingQuery,
+): Promise<PreparedJobRequest> {
+  const format = ResponseFormat.safeParse(query.response_format ?? 'simple')
+  if (!format.success) {
+    throw errors.unprocessable(
+      `response_format: must be one of simple, explained; got '${String(query.response_format)}'`,
+    )
+  }
+  const vendor = requireVendor(tenant, query.external_vendor ?? 'vendor_default')
+  const language = await resolveVocabLanguage(tenant, vendor, query.vocab_language)
+  const body = parseOr422(JobMatchingRequest, input, JOB_MATCHING_RANGES)
+  const features: ScoringFeatures = {
+    proficiencyMatching: tenant.settings.features.proficiency_matching,
+    useCriticalities: tenant.settings.features.use_criticalities,
+  }
+  const problems = new ProblemList()
+  if (body.include_overqualified === false && !features.proficiencyMatching) {
+    problems.add(
+      `include_overqualified: works only when matching with skill properties (proficiency_matching) is enabled on tenant ${tenant.settings.name}; remove it or enable the feature`,
+    )
+  }
+  const minRatio = body.min_critical_skills_match_ratio ?? null
+  if (minRatio !== null && !features.useCriticalities) {
+    problems.add(
+      `min_critical_skills_match_ratio: works only when the use_criticalities feature is enabled on tenant ${tenant.settings.name}; remove it or enable the feature`,
+    )
+  }
+  body.weights.forEach((weight, index) => {
+    if (weight.value === 0)
+      problems.add(`weights[${index}].value: the skills_match weight must be greater than 0; got 0`)
+  })
+  problems.throwIfAny()
+  return {
+    body,
+    vendor,
+    language,
+    explained: format.data === 'explained',
+    features,
+    params: {
+      threshold: body.score_min_threshold,
+      k: body.match_limit_per_entity,
+      proficiencyMatching: features.proficiencyMatching,
+      useCriticalities: features.useCriticalities,
+      minCriticalRatio: minRatio,
+      excludeOverqualified: features.proficiencyMatching && body.include_overqualified === false,
+    },
+  }
+}
+
+/**
+ * The filters of a 4.10 request as the scorer takes them. Filters apply to the employees (the
+ * entities being matched): a mask for the job-independent ones, and for the from/to custom
+ * property rules a test of (job, employee), *from* being the Job's property and *to* the
+ * Employee's.
+ */
+async function compileFilters(
+  tenant: MatchingTenant,
+  index: JobIndex,
+  body: JobMatchingRequest,
+): Promise<{ mask: Uint8Array; pair: PairFilterSpec | null }> {
+  const database = tenant.database
+  const count = index.employeeIds.length
+  const mask = sharedUint8(count).fill(1)
+  const problems = new ProblemList()
+  const context = {
+    sourceDefinitions: await propertyDefinitions(database, 'job_architecture/jobs'),
+    candidateDefinitions: await propertyDefinitions(database, 'employees'),
+    sourceType: 'job_architecture/jobs',
+    candidateType: 'employees',
+    problems,
+  }
+  const pairRules: PairFilterSpec['rules'] = []
+  const ownRules: ReturnType<typeof compilePropertyRule>[] = []
+  const employeeProperties = new Set<string>()
+  const jobProperties = new Set<string>()
+  for (const [position, filter] of body.filters.entries()) {
+    const field = `filters[${position}]`
+    if (isCustomPropertyRule(filter)) {
+      const rule = compilePropertyRule(filter, field, context)
+      if (rule.candidateProperty) employeeProperties.add(rule.candidateProperty)
+      if (rule.readsSource) {
+        if (rule.sourceProperty) jobProperties.add(rule.sourceProperty)
+        pairRules.push({ rule: filter, field })
+      } else ownRules.push(rule)
+      continue
+    }
+    switch (filter.filter) {
+      case 'external_id_is_in_list': {
+        const wanted = new Set(filter.external_ids)
+        for (let employee = 0; employee < count; employee++) {
+          if (!wanted.has(index.employeeIds[employee] as string)) mask[employee] = 0
+        }
+        break
+      }
+      case 'low_data_availability':
+        if (filter.exclude_low_data_availability) {
+          for (let employee = 0; employee < count; employee++)
+            if (index.lowData[employee] === 1) mask[employee] = 0
+        }
+        break
+      case 'last_updated': {
+        const test = lastUpdatedTest(filter.value, filter.operator)
+        const times = await employeeUpdateTimes(database, index)
+        for (let employee = 0; employee < count; employee++)
+          if (!test(times[employee] as number)) mask[employee] = 0
+        break
+      }
+    }
+  }
+  problems.throwIfAny()
+  const employeeProps =
+    employeeProperties.size > 0
+      ? await customPropertiesOf(database, 'employees', index.employeeIds, employeeProperties)
+      : []
+  for (const rule of ownRules) {
+    for (let employee = 0; employee < count; employee++) {
+      if (mask[employee] === 1 && rule.score(undefined, employeeProps[employee]) <= 0) mask[employee] = 0
+    }
+  }
+  if (pairRules.length === 0) return { mask, pair: null }
+  return {
+    mask,
+    pair: {
+      rules: pairRules,
+      sourceDefinitions: [...context.sourceDefinitions],
+      candidateDefinitions: [...context.candidateDefinitions],
+      sourceProps: await customPropertiesOf(database, 'jobs', index.jobIds, jobProperties),
+      candidateProps: employeeProps,
+    },
+  }
+}
+
+/** How many worker threads score `jobs` jobs: none under vitest (TypeScript sources) or for small work. */
+function workerCount(jobs: number): number {
+  if (!WORKER.pathname.endsWith('.js')) return 0
+  const configured = process.env.SKILLHOUSE_MATCH_WORKERS
+  const threads = configured !== undefined ? Number(configured) : Math.min(availableParallelism(), 8)
+  const minimum = Number(process.env.SKILLHOUSE_MATCH_PARALLEL_MIN_JOBS ?? 256)
+  if (!(threads >= 2) || jobs < minimum) return 0
+  return Math.min(threads, Math.ceil(jobs / 16))
+}
+
+/**
+ * Scores `jobs` (job numbers of the index): in worker threads over slices of jobs when the work
+ * is large and the code is compiled, in this thread otherwise. Both give the same answers: the
+ * scorer is one class and reads the same arrays (shared memory, no copy).
+ */
+export async function scoreJobs(
+  index: JobIndex,
+  jobs: readonly number[],
+  mask: Uint8Array,
+  params: JobScoringParams,
+  pair: PairFilterSpec | null,
+): Promise<JobTopMatches[]> {
+  const threads = workerCount(jobs.length)
+  if (threads === 0) {
+    const scorer = new JobCandidateScorer(index.data, mask, params, pair ? pairFilterOf(pair) : undefined)
+    return jobs.map((job) => scorer.score(job))
+  }
+  const input: JobWorkerInput = { data: index.data, mask, params, pair }
+  const results: JobTopMatches[] = new Array(jobs.length)
+  const slice = Math.max(8, Math.min(256, Math.ceil(jobs.length / (threads * 8))))
+  let next = 0
+  const workers = Array.from({ length: threads }, () => new Worker(WORKER, { workerData: input }))
+  try {
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve, reject) => {
+            const send = () => {
+              if (next >= jobs.length) {
+                resolve()
+                return
+              }
+              const from = next
+              next = Math.min(jobs.length, next + slice)
+              const task: JobWorkerTask = { id: from, jobs: Int32Array.from(jobs.slice(from, next)) }
+              worker.postMessage(task)
+            }
+            worker.on('message', (answer: JobWorkerResult) => {
+              answer.results.forEach((result, offset) => {
+                results[answer.id + offset] = result
+              })
+              send()
+            })
+            worker.on('error', reject)
+            worker.on('exit', (code) => {
+              if (code !== 0) reject(new Error(`job matching worker stopped with exit code ${code}`))
+            })
+            send()
+          }),
+      ),
+    )
+  } finally {
+    await Promise.all(workers.map((worker) => worker.terminate()))
+  }
+  return results
+}
+
+/** The jobs of one page: numbers after the cursor (an id, present or not), `limit` of them. */
+function pageOf(jobIds: readonly string[], startingAfter: string | null | undefined, limit: number) {
+  let first = 0
+  if (startingAfter) {
+    let lo = 0
+    let hi = jobIds.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if ((jobIds[mid] as string) <= startingAfter) lo = mid + 1
+      else hi = mid
+    }
+    first = lo
+  }
+  return { first, end: Math.min(jobIds.length, first + limit) }
+}
+
+/** Builds the records of 4.10 from the scorer's answers. */
+async function records(
+  tenant: MatchingTenant,
+  index: JobIndex,
+  prepared: PreparedJobRequest,
+  jobs: readonly number[],
+  results: readonly JobTopMatches[],
+): Promise<JobMatchingResponse['records']> {
+  const names = prepared.explained ? await SkillNames.load(tenant.database, prepared.vendor) : undefined
+  const { features } = prepared
+  return jobs.map((job, position) => {
+    const result = results[position] as JobTopMatches
+    const matches: JobMatchingResponse['records'][number]['matches'] = []
+    for (let rank = 0; rank < result.candidates.length; rank++) {
+      const employee = result.candidates[rank] as number
+      const match: Record<string, unknown> = {
+        employee_id: index.employeeIds[employee] as string,
+        score: result.scores[rank] as number,
+      }
+      if (features.proficiencyMatching) match.overqualified = result.overqualified[rank] === 1
+      if (features.useCriticalities)
+        match.critical_skills_match_ratio = roundFigure(result.criticalRatio[rank] as number)
+      if (names) {
+        match.explanation = explanation(explainPair(index, job, employee), names, prepared.language, features)
+      }
+      matches.push(match as { employee_id: string; score: number })
+    }
+    return { job_id: index.jobIds[job] as string, matches }
+  })
+}
+
+/** The model's reference computation for one job and one employee (explanations, tests). */
+export function explainPair(index: JobIndex, job: number, employee: number): Coverage {
+  const { jobs, employees } = index.data
+  const skills: WeightedTargetSkill[] = []
+  for (let row = jobs.start[job] as number; row < (jobs.start[job + 1] as number); row++) {
+    skills.push({
+      skill_id: index.skillIds[jobs.skill[row] as number] as string,
+      weight: jobs.weight[row] as number,
+      required: jobs.required[row] as number,
+      critical: index.features.useCriticalities && jobs.critical[row] === 1,
+    })
+  }
+  const held = new Map<string, { strength: number; level: number }>()
+  for (
+    let row = employees.start[employee] as number;
+    row < (employees.start[employee + 1] as number);
+    row++
+  ) {
+    held.set(index.skillIds[employees.skill[row] as number] as string, {
+      strength: employees.strength[row] as number,
+      level: employees.level[row] as number,
+    })
+  }
+  return scoreCoverage(skills, (skill) => held.get(skill), index.features)
+}
+
+/** The explanation of a match: matched and missing skills, named in the requested language. */
+export function explanation(
+  coverage: Coverage,
+  names: SkillNames,
+  language: VocabLanguage,
+  features: ScoringFeatures,
+): Record<string, unknown> {
+  const describe = (skill: Coverage['matched'][number], matched: boolean) => {
+    const entry: Record<string, unknown> = {
+      skill_id: skill.skill_id,
+      skill_name: names.name(skill.skill_id, language) ?? skill.skill_id,
+      weight: skill.weight,
+    }
+    if (matched) entry.contribution = skill.contribution
+    if (features.proficiencyMatching) {
+      entry.required_level = skill.required_level
+      if (matched) entry.level = skill.level
+    }
+    if (features.useCriticalities) entry.critical = skill.critical
+    return entry
+  }
+  return {
+    matched_skills: coverage.matched.map((skill) => describe(skill, true)),
+    missing_skills: coverage.missing.map((skill) => describe(skill, false)),
+  }
+}
+
+/**
+ * 4.10, top matching Employees for Jobs: one page of `limit` jobs in external_id order after
+ * `starting_after`, each with its best `match_limit_per_entity` employees scoring at least
+ * `score_min_threshold` (scoring-model.ts). Pages concatenated equal the whole export.
+ */
+export async function matchJobs(
+  tenant: MatchingTenant,
+  request: unknown,
+  query: JobMatchingQuery = {},
+): Promise<JobMatchingResponse> {
+  const prepared = await prepare(tenant, request, query)
+  const index = await jobIndex(tenant.database, prepared.vendor, prepared.features)
+  const { mask, pair } = await compileFilters(tenant, index, prepared.body)
+  const page = pageOf(index.jobIds, prepared.body.starting_after, prepared.body.limit)
+  const jobs = Array.from({ length: page.end - page.first }, (_, offset) => page.first + offset)
+  const results = await scoreJobs(index, jobs, mask, prepared.params, pair)
+  const hasNext = page.end < index.jobIds.length
+  return {
+    records: await records(tenant, index, prepared, jobs, results),
+    has_next: hasNext,
+    next_starting_after: hasNext && page.end > page.first ? (index.jobIds[page.end - 1] as string) : null,
+  }
+}
+
+/** Figures of a whole export, for logs and manifests. */
+export interface JobExportStats {
+  jobs: number
+  matches: number
+  employees: number
+  seconds: number
+  /** Time spent getting the index (near 0 when an earlier call on the open database built it). */
+  index_seconds: number
+}
+
+export interface ExportAllJobsOptions {
+  /** Called with each page, in order, as `matchJobs` would have answered it. */
+  onPage?: (page: JobMatchingResponse) => void | Promise<void>
+}
+
+/**
+ * Every page of 4.10 from `starting_after` on (`--all-pages`, the nightly job), scored in one pass
+ * over both cores: the records equal the concatenated pages, and `onPage` sees each page.
+ */
+export async function exportAllJobs(
+  tenant: MatchingTenant,
+  request: unknown,
+  query: JobMatchingQuery = {},
+  options: ExportAllJobsOptions = {},
+): Promise<{ response: JobMatchingResponse; stats: JobExportStats }> {
+  const started = performance.now()
+  const prepared = await prepare(tenant, request, query)
+  const indexStarted = performance.now()
+  const index = await jobIndex(tenant.database, prepared.vendor, prepared.features)
+  const indexSeconds = (performance.now() - indexStarted) / 1000
+  const { mask, pair } = await compileFilters(tenant, index, prepared.body)
+  const first = pageOf(index.jobIds, prepared.body.starting_after, 0).first
+  const jobs = Array.from({ length: index.jobIds.length - first }, (_, offset) => first + offset)
+  const results = await scoreJobs(index, jobs, mask, prepared.params, pair)
+  const all = await records(tenant, index, prepared, jobs, results)
+  const limit = prepared.body.limit
+  if (options.onPage) {
+    for (let from = 0; from < all.length; from += limit) {
+      const end = Math.min(all.length, from + limit)
+      const hasNext = end < all.length
+      await options.onPage({
+        records: all.slice(from, end),
+        has_next: hasNext,
+        next_starting_after: hasNext ? (all[end - 1]?.job_id ?? null) : null,
+      })
+    }
+  }
+  return {
+    response: { records: all, has_next: false, next_starting_after: null },
+    stats: {
+      jobs: all.length,
+      matches: all.reduce((sum, record) => sum + record.matches.length, 0),
+      employees: index.employeeIds.length,
+      seconds: (performance.now() - started) / 1000,
+      index_seconds: indexSeconds,
+    },
+  }
+}

@@ -1,0 +1,247 @@
+import { PostalCodeTable } from '../geo/postal-codes.js'
+import type { ExternalVendor, LanguageLevel, LocationOrAddress } from '../schemas/index.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
+import type { Props } from './custom-property-rules.js'
+import { type WeightedJobs, weighJobs } from './job-index.js'
+import {
+  entityIds,
+  forEachRow,
+  lowDataFlags,
+  type ProfileColumns,
+  readProfileColumns,
+  withSkillNumbering,
+} from './profile-columns.js'
+import type { ScoringFeatures } from './scoring-model.js'
+
+/**
+ * The in-memory index of vacancy matching for one tenant, vendor and feature set: every active
+ * vacancy with its weighted skills (idf over all vacancy profiles of the vendor), its place
+ * (postal codes resolved once), its language requirements, job and job family, custom
+ * properties and update time. Built on first use and kept while the data is unchanged, so that
+ * one employee's request is a pass over arrays.
+ */
+export interface VacancyIndex {
+  vendor: ExternalVendor
+  features: ScoringFeatures
+  stamp: string
+  ids: string[]
+  titles: string[]
+  skillIds: string[]
+  skillIndex: Map<string, number>
+  targets: WeightedJobs
+  jobId: (string | null)[]
+  /** The job family of the vacancy's job. */
+  familyId: (string | null)[]
+  location: (LocationOrAddress | null)[]
+  /** NaN when the location is unknown. */
+  lat: Float64Array
+  lng: Float64Array
+  /** Why a location is unknown (no location, or an address not in the postal-code table). */
+  locationNote: (string | null)[]
+  /** Language requirements: langStart[i] … langStart[i + 1] in langCode / langLevel. */
+  langStart: Int32Array
+  langCode: string[]
+  langLevel: Uint8Array
+  customProperties: Props[]
+  updatedAt: Float64Array
+  /** The postal codes of the countries vacancies are in (also places employees and requests there). */
+  postal: PostalCodeTable | undefined
+  /** Employees' skills in this index's skill numbering. */
+  employees: EmployeeSkills
+  seconds: number
+}
+
+/**
+ * Every employee's profile (of the vendor) in memory, its skills numbered like the vacancy index
+ * (a skill no vacancy asks for cannot count), with the low-data flag: a request then needs no
+ * DuckDB scan of the profile table, whose point lookups cost milliseconds.
+ */
+export interface EmployeeSkills {
+  ids: string[]
+  position: Map<string, number>
+  skills: ProfileColumns
+  lowData: Uint8Array
+}
+
+/** Per open database and key: the stamp an index was built for, and the index (or its build, so that
+ * concurrent requests share one). */
+const cache = new WeakMap<TenantDatabase, Map<string, { stamp: string; index: Promise<VacancyIndex> }>>()
+
+/**
+ * What the index was built from: counts, change sequences and update times of the entities, and
+ * the versions of the profiles (the derivation bumps a profile's version, and its computed_at,
+ * whenever the profile changes). Cheap enough to ask on every request.
+ */
+async function dataStamp(database: TenantDatabase): Promise<string> {
+  // One round trip, no string filters (they cost more than the rows they skip): any profile or
+  // entity change rebuilds the index. Each DuckDB call costs half a millisecond or more.
+  const row = await database.one<{ stamp: string }>(
+    `SELECT concat_ws('/',
+       (SELECT count(*) || ':' || max(change_seq) || ':' || sum(epoch_ms(updated_at)) FROM vacancies),
+       (SELECT count(*) || ':' || max(change_seq) FROM jobs),
+       (SELECT count(*) || ':' || max(change_seq) FROM employees),
+       (SELECT count(*) || ':' || sum(version) || ':' || max(computed_at) || ':' || count_if(low_data) FROM skill_profiles),
+       (SELECT count(*) || ':' || max(imported_at) FROM postal_codes)
+     ) AS stamp`,
+  )
+  return row?.stamp ?? ''
+}
+
+/** The vacancy index of a tenant (see VacancyIndex), rebuilt when its data changed. */
+export async function vacancyIndex(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+  features: ScoringFeatures,
+): Promise<VacancyIndex> {
+  const key = `${vendor}|${features.proficiencyMatching}|${features.useCriticalities}`
+  const stamp = await dataStamp(database)
+  let byKey = cache.get(database)
+  if (!byKey) {
+    byKey = new Map()
+    cache.set(database, byKey)
+  }
+  const known = byKey.get(key)
+  if (known && known.stamp === stamp) return known.index
+  const index = buildVacancyIndex(database, vendor, features, stamp)
+  byKey.set(key, { stamp, index })
+  const entries = byKey
+  index.catch(() => {
+    if (entries.get(key)?.index === index) entries.delete(key)
+  })
+  return index
+}
+
+async function buildVacancyIndex(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+  features: ScoringFeatures,
+  stamp: string,
+): Promise<VacancyIndex> {
+  const started = performance.now()
+  const ids = await entityIds(database, 'active_vacancies')
+  const employeeIds = await entityIds(database, 'employees')
+  // Vacancies' skills are numbered; employees' skills are read in the same numbering (a skill no
+  // vacancy asks for cannot count).
+  const { skillIds, profiles, employeeProfiles } = await withSkillNumbering(
+    database,
+    vendor,
+    ['active_vacancies'],
+    async (numbering) => ({
+      skillIds: numbering.ids,
+      profiles: await readProfileColumns(database, 'active_vacancies', vendor, ids, numbering),
+      employeeProfiles: await readProfileColumns(database, 'employees', vendor, employeeIds, numbering),
+    }),
+  )
+  const skillIndex = new Map(skillIds.map((id, position) => [id, position]))
+  // Specificity counts every vacancy profile of the vendor, active or not, so that a vacancy
+  // closing does not move the scores of the others.
+  const documentFrequency = new Int32Array(skillIds.length)
+  await forEachRow(
+    database,
+    `SELECT skill_id, count(*)::INTEGER FROM profile_skills WHERE entity_type = 'vacancy' AND external_vendor = $1 GROUP BY skill_id`,
+    [vendor],
+    2,
+    (values) => {
+      const position = skillIndex.get(values[0] as string)
+      if (position !== undefined) documentFrequency[position] = values[1] as number
+    },
+  )
+  const counted = await database.one<{ n: number }>(
+    `SELECT count(DISTINCT entity_id)::INTEGER AS n FROM profile_skills WHERE entity_type = 'vacancy' AND external_vendor = $1`,
+    [vendor],
+  )
+  const targets = weighJobs(profiles, skillIds, features, { documentFrequency, targets: counted?.n ?? 0 })
+  const families = new Map<string, string | null>()
+  await forEachRow(database, 'SELECT external_id, job_family_id FROM jobs', [], 2, (values) => {
+    families.set(values[0] as string, (values[1] as string | null) ?? null)
+  })
+  const position = new Map(ids.map((id, index) => [id, index]))
+  const count = ids.length
+  const index: VacancyIndex = {
+    vendor,
+    features,
+    stamp,
+    ids,
+    titles: new Array(count).fill(''),
+    skillIds,
+    skillIndex,
+    targets,
+    jobId: new Array(count).fill(null),
+    familyId: new Array(count).fill(null),
+    location: new Array(count).fill(null),
+    lat: new Float64Array(count).fill(Number.NaN),
+    lng: new Float64Array(count).fill(Number.NaN),
+    locationNote: new Array(count).fill(null),
+    langStart: new Int32Array(count + 1),
+    langCode: [],
+    langLevel: new Uint8Array(0),
+    customProperties: new Array(count).fill(null),
+    updatedAt: new Float64Array(count).fill(Number.NaN),
+    postal: undefined,
+    employees: {
+      ids: employeeIds,
+      position: new Map(employeeIds.map((id, position) => [id, position])),
+      skills: employeeProfiles,
+      lowData: await lowDataFlags(database, 'employees', vendor, employeeIds),
+    },
+    seconds: 0,
+  }
+  const languages: LanguageLevel[][] = new Array(count).fill(null).map(() => [])
+  await forEachRow(
+    database,
+    `SELECT external_id, doc->>'title', job_id, (doc->'location')::VARCHAR, (doc->'languages')::VARCHAR,
+            (doc->'custom_properties')::VARCHAR, epoch_ms(updated_at)::DOUBLE
+       FROM vacancies WHERE status = 'active'`,
+    [],
+    7,
+    (values) => {
+      const at = position.get(values[0] as string)
+      if (at === undefined) return
+      index.titles[at] = (values[1] as string | null) ?? ''
+      const job = (values[2] as string | null) ?? null
+      index.jobId[at] = job
+      index.familyId[at] = job ? (families.get(job) ?? null) : null
+      index.location[at] = values[3] ? (JSON.parse(values[3] as string) as LocationOrAddress) : null
+      languages[at] = values[4] ? (JSON.parse(values[4] as string) as LanguageLevel[]) : []
+      index.customProperties[at] = values[5] ? (JSON.parse(values[5] as string) as Props) : null
+      index.updatedAt[at] = values[6] as number
+    },
+  )
+  const countries = new Set<string>()
+  for (const location of index.location) {
+    if (location && 'country' in location) countries.add(location.country)
+  }
+  const postal = countries.size > 0 ? await PostalCodeTable.load(database, countries) : undefined
+  index.postal = postal
+  for (let at = 0; at < count; at++) {
+    const location = index.location[at]
+    if (!location) {
+      index.locationNote[at] = 'the vacancy has no location'
+    } else if ('lat' in location) {
+      index.lat[at] = location.lat
+      index.lng[at] = location.lng
+    } else {
+      const place = postal?.lookup(location.country, location.postal_code)
+      if (place) {
+        index.lat[at] = place.lat
+        index.lng[at] = place.lng
+      } else {
+        index.locationNote[at] =
+          `the vacancy's address ${location.country} ${location.postal_code} is not in the postal-code table`
+      }
+    }
+  }
+  let rows = 0
+  for (const list of languages) rows += list.length
+  index.langLevel = new Uint8Array(rows)
+  let row = 0
+  for (let at = 0; at < count; at++) {
+    for (const requirement of languages[at] as LanguageLevel[]) {
+      index.langCode.push(requirement.language)
+      index.langLevel[row++] = requirement.level ?? 2
+    }
+    index.langStart[at + 1] = row
+  }
+  index.seconds = (performance.now() - started) / 1000
+  return index
+}

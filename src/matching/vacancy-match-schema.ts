@@ -1,0 +1,139 @@
+import { z } from 'zod'
+import {
+  CustomProperties,
+  ExternalId,
+  IsoDate,
+  LIMITS,
+  LocationOrAddress,
+  MatchFeedback,
+  ResponseFormat,
+  SKILL_EVENT_TYPES,
+  VACANCY_MATCH_INCLUDES,
+} from '../schemas/index.js'
+
+/**
+ * Section 4.11, `POST /employees/{employee_external_id}/matching_vacancies` (CONTRACT.md), whose
+ * response the spec leaves open ("shape depends on the include options"). skillhouse answers:
+ *
+ *     {employee_id, records: [{vacancy_id, score, rank, …includes, explanation?}], offset, limit, total}
+ *
+ * - `records` are the matches from rank `offset + 1` to `offset + limit`, best first (score
+ *   descending, ties by vacancy external_id); `rank` is the 1-based place in the whole ranking.
+ * - `total` counts every active vacancy that passed the filters with a score above 0 and at least
+ *   `min_score`, so `offset + records.length < total` means more follow.
+ * - Each include adds one field of the same name to every record; `response_format=explained`
+ *   adds `explanation`.
+ */
+
+/** The query parameters of 4.11 (names from CONTRACT.md), as strings or values. */
+export const VacancyMatchingQuery = z.strictObject({
+  min_score: z.coerce
+    .number()
+    .min(LIMITS.vacancyMatching.minScore.min)
+    .max(LIMITS.vacancyMatching.minScore.max)
+    .default(LIMITS.vacancyMatching.minScore.default),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(LIMITS.vacancyMatching.limit.min)
+    .max(LIMITS.vacancyMatching.limit.max)
+    .default(LIMITS.vacancyMatching.limit.default),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(LIMITS.vacancyMatching.offset.min)
+    .default(LIMITS.vacancyMatching.offset.default),
+  response_format: ResponseFormat.default('simple'),
+  external_vendor: z.string().optional(),
+  vocab_language: z.string().optional(),
+  include: z
+    .preprocess(
+      (value) => (typeof value === 'string' ? [value] : value),
+      z.array(z.enum(VACANCY_MATCH_INCLUDES)),
+    )
+    .default([]),
+})
+/** The query as callers hand it over: strings from a URL or flags, or values. */
+export interface VacancyMatchingQuery {
+  min_score?: unknown
+  limit?: unknown
+  offset?: unknown
+  response_format?: string | undefined
+  external_vendor?: string | undefined
+  vocab_language?: string | undefined
+  include?: unknown
+}
+
+/** A matched or missing skill of an explanation; figures are shares of the skills_match score. */
+export const ExplainedSkill = z.object({
+  skill_id: z.string(),
+  skill_name: z.string(),
+  /** w_j / Σ w: the share of the skills_match score this skill stands for. */
+  weight: z.number(),
+  /** What the employee earns with it (matched skills only). */
+  contribution: z.number().optional(),
+  required_level: z.number().int().nullable().optional(),
+  level: z.number().int().nullable().optional(),
+  critical: z.boolean().optional(),
+})
+
+export const MatchExplanation = z.object({
+  matched_skills: z.array(ExplainedSkill),
+  missing_skills: z.array(ExplainedSkill),
+  /** What else shaped the match: unknown locations, restricted event types. */
+  notes: z.array(z.string()).optional(),
+})
+
+/** One component of the score (`include=score_breakdown`), in the order of the request's weights. */
+export const ScoreComponent = z.object({
+  weight: z.string(),
+  value: z.number(),
+  /** The component's own score, 0–1. */
+  score: z.number(),
+  /** value × score / Σ values: what it adds to the match's score. */
+  contribution: z.number(),
+  property_name: z.string().optional(),
+})
+
+/** The vacancy's location (`include=location`): as stored, where it was placed, and how far away. */
+export const MatchLocation = z.object({
+  location: LocationOrAddress.nullable(),
+  lat: z.number().nullable(),
+  lng: z.number().nullable(),
+  known: z.boolean(),
+  /** Great-circle distance from the employee (or the request's location), km, 1 decimal. */
+  distance_km: z.number().nullable(),
+  note: z.string().optional(),
+})
+
+/** An event of the employee that supports skills of the match (`include=relevant_experience`). */
+export const RelevantExperience = z.object({
+  external_id: ExternalId,
+  event_type: z.enum(SKILL_EVENT_TYPES),
+  timestamp: IsoDate,
+  summary: z.string().nullable(),
+  skill_ids: z.array(z.string()),
+})
+
+export const VacancyMatchRecord = z.object({
+  vacancy_id: ExternalId,
+  score: z.number().min(0).max(1),
+  rank: z.number().int().min(1),
+  custom_properties: CustomProperties.optional(),
+  entity: z.object({ title: z.string(), description: z.string().nullable() }).optional(),
+  location: MatchLocation.optional(),
+  relevant_experience: z.array(RelevantExperience).optional(),
+  score_breakdown: z.array(ScoreComponent).optional(),
+  match_feedback: MatchFeedback.pick({ feedback: true, timestamp: true }).nullable().optional(),
+  explanation: MatchExplanation.optional(),
+})
+export type VacancyMatchRecord = z.infer<typeof VacancyMatchRecord>
+
+export const VacancyMatchingResponse = z.object({
+  employee_id: ExternalId,
+  records: z.array(VacancyMatchRecord),
+  offset: z.number().int().min(0),
+  limit: z.number().int().min(1).max(100),
+  total: z.number().int().min(0),
+})
+export type VacancyMatchingResponse = z.infer<typeof VacancyMatchingResponse>
