@@ -4,6 +4,9 @@ import { dirname, join, relative } from 'node:path'
 import { exportOrganisation, LOW_DATA_INCLUDE, orgExportJson } from '../analytics/org-export.js'
 import { readOutbox } from '../events/outbox.js'
 import { type IngestSummary, ingestPaths } from '../ingest/ingest-paths.js'
+import { exportAllJobs } from '../matching/match-jobs.js'
+import { jobMatchesText, vacancyMatchesPath } from '../matching/match-output.js'
+import { matchAllEmployees } from '../matching/match-vacancies.js'
 import { deriveProfiles } from '../profiles/derive.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
@@ -36,6 +39,8 @@ export interface RunManifest {
   profiles: { external_vendor: string; recomputed: Record<string, number>; changed: Record<string, number> }[]
   /** CloudEvents this run wrote to events/<run-id>.ndjson. */
   events: number
+  /** One 4.11 answer per employee in matching_vacancies/<employee>.json; employees no request could serve. */
+  vacancy_matches: { folder: string; employees: number; skipped: { employee_id: string; errors: string[] }[] }
   timings: Record<string, number>
 }
 
@@ -82,6 +87,20 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
     deriveProfiles({ tenant, ...(options.asOf ? { asOf: options.asOf } : {}) }),
   )
 
+  const jobMatches = await stage('match_jobs', async () => {
+    const { response } = await exportAllJobs(tenant, { filters: [], weights: [] })
+    return writeIfChanged(join(options.out, 'matching_employees.json'), jobMatchesText(response, 'json'))
+  })
+
+  const vacancyMatches = await stage('match_vacancies', async () => {
+    let written = 0
+    const summary = await matchAllEmployees(tenant, {}, {}, (response) => {
+      writeIfChanged(vacancyMatchesPath(options.out, response.employee_id), `${JSON.stringify(response)}\n`)
+      written++
+    })
+    return { written, failed: summary.failed }
+  })
+
   const orgStructure = await stage('org_export', async () => {
     const path = join(options.out, 'org_structure.json')
     const exported = await exportOrganisation(tenant, { include: [LOW_DATA_INCLUDE] })
@@ -91,7 +110,7 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
   const events = await stage('events', () =>
     writeRunEvents(tenant.database, fromSeq, join(options.out, 'events', `${runId}.ndjson`)),
   )
-  const outputs = [orgStructure, events.path].filter((path): path is string => path !== null)
+  const outputs = [jobMatches, orgStructure, events.path].filter((path): path is string => path !== null)
 
   const manifest: RunManifest = {
     run_id: runId,
@@ -121,6 +140,11 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
       changed: vendor.changed,
     })),
     events: events.count,
+    vacancy_matches: {
+      folder: 'matching_vacancies',
+      employees: vacancyMatches.written,
+      skipped: vacancyMatches.failed,
+    },
     timings,
   }
   writeFileAtomic(join(options.out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
@@ -167,6 +191,9 @@ async function writeRunEvents(
 
 /** Writes an output whole, and only when its content changed, so that an idle re-run leaves every output as it was. */
 function writeIfChanged(path: string, content: string): string {
-  if (!existsSync(path) || readFileSync(path, 'utf8') !== content) writeFileAtomic(path, content)
+  if (!existsSync(path) || readFileSync(path, 'utf8') !== content) {
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileAtomic(path, content)
+  }
   return path
 }

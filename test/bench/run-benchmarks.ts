@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<BenchResult>> = {
   ingest: benchIngest,
   vocabulary: async () => (await import('./vocabulary.js')).benchVocabulary(),
   derive: async () => (await import('./derive.js')).benchDerive(),
+  match: async () => (await import('./match.js')).benchMatch(),
 }
 
 const names = process.argv.slice(2)
