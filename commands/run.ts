@@ -15,6 +15,11 @@ export default class Run extends SkillhouseCommand {
     inbox: Flags.directory({ description: 'folder of data files to ingest', required: true, exists: true }),
     out: Flags.string({ description: 'folder for outputs, events and manifest.json', required: true }),
     'as-of': Flags.string({ description: 'derive profiles as of this date (YYYY-MM-DD; default today)' }),
+    format: Flags.string({
+      description: 'matching results as the spec JSON, or as one table each in NDJSON, Parquet or Arrow',
+      options: ['json', 'ndjson', 'parquet', 'arrow'],
+      default: 'json',
+    }),
   }
 
   async run(): Promise<RunManifest> {
@@ -26,6 +31,7 @@ export default class Run extends SkillhouseCommand {
         inbox: flags.inbox,
         out: flags.out,
         ...(flags['as-of'] ? { asOf: flags['as-of'] } : {}),
+        format: flags.format as 'json',
         onStage: (stage) => {
           if (spinner) spinner.text = `nightly job: ${stage}`
           else this.note(`stage ${stage}`)

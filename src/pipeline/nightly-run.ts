@@ -11,12 +11,15 @@ import { deriveProfiles } from '../profiles/derive.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import { AtomicWriteStream, writeFileAtomic } from '../util/atomic-file.js'
+import { type TabularFormat, writeTable } from './tabular-output.js'
 
 export interface NightlyRunOptions {
   tenant: OpenTenant
   inbox: string
   out: string
   asOf?: string
+  /** Matching results as the spec's JSON (default) or as one table in NDJSON, Parquet or Arrow. */
+  format?: 'json' | TabularFormat
   onStage?: (stage: string) => void
 }
 
@@ -87,18 +90,54 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
     deriveProfiles({ tenant, ...(options.asOf ? { asOf: options.asOf } : {}) }),
   )
 
+  const format = options.format ?? 'json'
   const jobMatches = await stage('match_jobs', async () => {
     const { response } = await exportAllJobs(tenant, { filters: [], weights: [] })
-    return writeIfChanged(join(options.out, 'matching_employees.json'), jobMatchesText(response, 'json'))
+    if (format === 'json')
+      return writeIfChanged(join(options.out, 'matching_employees.json'), jobMatchesText(response, 'json'))
+    const rows = response.records.flatMap((record) =>
+      record.matches.map((match, index) => ({
+        job_id: record.job_id,
+        rank: index + 1,
+        employee_id: match.employee_id,
+        score: match.score,
+      })),
+    )
+    return writeTable(tenant.database, join(options.out, 'matching_employees'), format, {
+      job_id: rows.map((row) => row.job_id),
+      rank: Int32Array.from(rows.map((row) => row.rank)),
+      employee_id: rows.map((row) => row.employee_id),
+      score: Float64Array.from(rows.map((row) => row.score)),
+    })
   })
 
   const vacancyMatches = await stage('match_vacancies', async () => {
     let written = 0
+    const rows: { employee_id: string; rank: number; vacancy_id: string; score: number }[] = []
     const summary = await matchAllEmployees(tenant, {}, {}, (response) => {
-      writeIfChanged(vacancyMatchesPath(options.out, response.employee_id), `${JSON.stringify(response)}\n`)
+      if (format === 'json') {
+        writeIfChanged(vacancyMatchesPath(options.out, response.employee_id), `${JSON.stringify(response)}\n`)
+      } else {
+        for (const record of response.records)
+          rows.push({
+            employee_id: response.employee_id,
+            rank: record.rank,
+            vacancy_id: record.vacancy_id,
+            score: record.score,
+          })
+      }
       written++
     })
-    return { written, failed: summary.failed }
+    const table =
+      format === 'json'
+        ? null
+        : await writeTable(tenant.database, join(options.out, 'matching_vacancies'), format, {
+            employee_id: rows.map((row) => row.employee_id),
+            rank: Int32Array.from(rows.map((row) => row.rank)),
+            vacancy_id: rows.map((row) => row.vacancy_id),
+            score: Float64Array.from(rows.map((row) => row.score)),
+          })
+    return { written, failed: summary.failed, table }
   })
 
   const orgStructure = await stage('org_export', async () => {
@@ -110,7 +149,9 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
   const events = await stage('events', () =>
     writeRunEvents(tenant.database, fromSeq, join(options.out, 'events', `${runId}.ndjson`)),
   )
-  const outputs = [jobMatches, orgStructure, events.path].filter((path): path is string => path !== null)
+  const outputs = [jobMatches, vacancyMatches.table, orgStructure, events.path].filter(
+    (path): path is string => path !== null,
+  )
 
   const manifest: RunManifest = {
     run_id: runId,

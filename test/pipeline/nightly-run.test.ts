@@ -131,3 +131,59 @@ describe('the nightly job', () => {
     )
   })
 })
+
+describe('the nightly job outputs', () => {
+  const temp = tempDir()
+  afterAll(() => temp.cleanup())
+
+  it('writes the same matches as spec JSON, NDJSON, Parquet and Arrow', async () => {
+    const { DuckDBInstance } = await import('@duckdb/node-api')
+    const { tableFromIPC } = await import('apache-arrow')
+    const inbox = join(temp.dir, 'inbox')
+    await generateTenant({ out: inbox, seed: 12, employees: 150, events: 1500 })
+    const counts: Record<string, number> = {}
+    for (const format of ['json', 'ndjson', 'parquet', 'arrow']) {
+      const dataDir = join(temp.dir, `data-${format}`)
+      const out = join(temp.dir, `out-${format}`)
+      await runCli(['tenant', 'create', 'f', '--region', 'eu', '--data-dir', dataDir])
+      const run = await runCli([
+        'run',
+        '--inbox',
+        inbox,
+        '--out',
+        out,
+        '--as-of',
+        '2026-06-30',
+        '--format',
+        format,
+        '--data-dir',
+        dataDir,
+      ])
+      expect(run.exitCode, String(run.stderr)).toBe(0)
+      if (format === 'json') {
+        const body = JSON.parse(readFileSync(join(out, 'matching_employees.json'), 'utf8')) as {
+          records: { matches: unknown[] }[]
+        }
+        counts[format] = body.records.reduce((sum, record) => sum + record.matches.length, 0)
+      } else if (format === 'ndjson') {
+        counts[format] = readFileSync(join(out, 'matching_employees.ndjson'), 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean).length
+      } else if (format === 'parquet') {
+        const instance = await DuckDBInstance.create(':memory:')
+        const connection = await instance.connect()
+        const reader = await connection.runAndReadAll(
+          `SELECT count(*)::INTEGER AS n FROM read_parquet('${join(out, 'matching_employees.parquet')}')`,
+        )
+        counts[format] = Number(reader.getRowObjects()[0]?.n)
+        connection.closeSync()
+        instance.closeSync()
+      } else {
+        counts[format] = tableFromIPC(readFileSync(join(out, 'matching_employees.arrow'))).numRows
+      }
+    }
+    expect(counts.json).toBeGreaterThan(0)
+    expect(new Set(Object.values(counts)).size).toBe(1)
+  })
+})
