@@ -271,10 +271,10 @@ async function createLevel(
       ...(parentId !== null ? [parentId] : []),
       entity[level.name] as string,
     ]
-    const placeholders = values.map((_, index) => `$${index + 1}`)
+    const parameterMarks = values.map((_, index) => `$${index + 1}`)
     await tenant.database.run(
       `INSERT INTO ${level.table} (${columns.join(', ')}, custom, custom_properties, updated_at)
-       VALUES (${placeholders.join(', ')}, true, $${values.length + 1}::JSON, $${values.length + 2})`,
+       VALUES (${parameterMarks.join(', ')}, true, $${values.length + 1}::JSON, $${values.length + 2})`,
       [...values, propertiesJson(entity.custom_properties), timestampValue(time)],
     )
     const details: Record<string, unknown> = { [level.name]: entity[level.name] }
