@@ -5,7 +5,7 @@ export default defineConfig({
     root: '.',
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**', 'dist/**'],
-    testTimeout: 60_000,
+    testTimeout: 150_000,
     hookTimeout: 120_000,
     // DuckDB and the built CLI are heavy; two workers fit the two cores.
     pool: 'forks',

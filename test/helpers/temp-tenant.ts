@@ -9,7 +9,7 @@ import { projectRoot } from '../../src/util/project-paths.js'
 /** A fresh data directory under the system temp dir; removed by `cleanup`. */
 export function tempDir(prefix = 'skillhouse-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix))
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }) }
 }
 
 /** Creates a tenant with the default vocabulary in `dataDir` and opens it. */
