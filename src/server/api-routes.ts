@@ -12,6 +12,9 @@ import {
 } from '../entities/entity-store.js'
 import { parseBody } from '../entities/input-issues.js'
 import { type StrictCheck, storeSkillEvent } from '../entities/skill-event-store.js'
+import { type JobMatchingQuery, matchJobs } from '../matching/match-jobs.js'
+import { matchVacancies } from '../matching/match-vacancies.js'
+import type { VacancyMatchingQuery } from '../matching/vacancy-match-schema.js'
 import { type JobFamilyProfileQuery, readJobFamilyProfile } from '../profiles/job-family-profile.js'
 import { type ProfileOwner, readSkillProfile } from '../profiles/read-profile.js'
 import {
@@ -212,7 +215,64 @@ export function apiRoutes(): ApiRoute[] {
         )
       },
     },
+    ...matchingRoutes(),
     ...ENTITY_COLLECTIONS.flatMap(collectionRoutes),
+  ]
+}
+
+/**
+ * 4.10 and 4.11 (path and names from CONTRACT.md): the same functions as `match jobs` and
+ * `match vacancies`. They compute and store nothing, so a `read` token is enough.
+ */
+function matchingRoutes(): ApiRoute[] {
+  const queryOf = (context: RouteContext, names: string[]) => {
+    const query: Record<string, unknown> = {}
+    for (const name of names) {
+      const value = context.query(name)
+      if (value !== undefined) query[name] = value
+    }
+    return query
+  }
+  return [
+    {
+      method: 'POST',
+      path: '/job_architecture/export/jobs/matching_employees',
+      scope: 'read',
+      handler: async (context) => {
+        const body = await context.body()
+        const query = queryOf(context, ['response_format', 'external_vendor', 'vocab_language'])
+        return ok(await context.tenant((tenant) => matchJobs(tenant, body, query as JobMatchingQuery)))
+      },
+    },
+    {
+      method: 'POST',
+      path: '/employees/:employee_external_id/matching_vacancies',
+      scope: 'read',
+      handler: async (context) => {
+        const body = await context.body({ optional: true })
+        const query = {
+          ...queryOf(context, [
+            'min_score',
+            'limit',
+            'offset',
+            'response_format',
+            'external_vendor',
+            'vocab_language',
+          ]),
+          ...(context.queries('include').length ? { include: context.queries('include') } : {}),
+        }
+        return ok(
+          await context.tenant((tenant) =>
+            matchVacancies(
+              tenant,
+              context.params.employee_external_id ?? '',
+              body ?? {},
+              query as VacancyMatchingQuery,
+            ),
+          ),
+        )
+      },
+    },
   ]
 }
 

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exportOrganisation, orgExportJson } from '../../src/analytics/org-export.js'
 import { skillGap } from '../../src/analytics/skill-gap.js'
+import { matchJobs } from '../../src/matching/match-jobs.js'
+import { matchVacancies } from '../../src/matching/match-vacancies.js'
 import { deriveProfiles } from '../../src/profiles/derive.js'
 import type { LogEntry } from '../../src/server/request-log.js'
 import type { RunningServer } from '../../src/server/start-server.js'
@@ -33,6 +35,8 @@ describe('the HTTP API of one tenant', () => {
   let token: string
   let expectedTree: string
   let expectedGap: string
+  let expectedJobMatches: string
+  let expectedVacancyMatches: string
 
   beforeAll(async () => {
     const tenant = await createAnalyticsTenant(dataDir)
@@ -43,6 +47,16 @@ describe('the HTTP API of one tenant', () => {
       await exportOrganisation(tenant, { include: ['low_data_availability_flag'] }),
     )
     expectedGap = JSON.stringify(await skillGap(tenant, 'e-deep-1', 'vac-1', { vocab_language: 'nl' }))
+    expectedJobMatches = JSON.stringify(
+      await matchJobs(
+        tenant,
+        { filters: [], weights: [], score_min_threshold: 0 },
+        { response_format: 'explained' },
+      ),
+    )
+    expectedVacancyMatches = JSON.stringify(
+      await matchVacancies(tenant, 'e-deep-1', {}, { min_score: 0, limit: 5 }),
+    )
     tenant.database.close()
     ;(await createOpenTenant(dataDir, 'held')).database.close()
     server = await startTestServer(dataDir, { logs })
@@ -57,6 +71,35 @@ describe('the HTTP API of one tenant', () => {
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     call(`${base}${path}`, { method: 'POST', token, body, headers })
   const get = (path: string) => call(`${base}${path}`, { token })
+
+  describe('4.10 and 4.11 matching', () => {
+    it('answers the bytes of the library functions the match commands call', async () => {
+      const jobs = await post('/job_architecture/export/jobs/matching_employees?response_format=explained', {
+        filters: [],
+        weights: [],
+        score_min_threshold: 0,
+      })
+      expect(jobs.status, jobs.text).toBe(200)
+      expect(jobs.text).toBe(expectedJobMatches)
+      const vacancies = await post('/employees/e-deep-1/matching_vacancies?min_score=0&limit=5', {})
+      expect(vacancies.status, vacancies.text).toBe(200)
+      expect(vacancies.text).toBe(expectedVacancyMatches)
+    })
+
+    it('answers 422 naming the field for a range of section 8, and 404 for an unknown employee', async () => {
+      expectError(
+        await post('/job_architecture/export/jobs/matching_employees', {
+          filters: [],
+          weights: [],
+          limit: 80,
+        }),
+        422,
+        'limit',
+      )
+      expectError(await post('/employees/e-deep-1/matching_vacancies?limit=500', {}), 422, 'limit')
+      expectError(await post('/employees/nobody/matching_vacancies', {}), 404)
+    })
+  })
 
   describe('4.1 create domain', () => {
     it('creates a domain with 204 and refuses the same external_id with 409', async () => {
