@@ -12,6 +12,7 @@ import {
   withSkillNumbering,
 } from './profile-columns.js'
 import { type ScoringFeatures, specificity, targetSkillWeight } from './scoring-model.js'
+import { StampedCache } from './stamped-cache.js'
 
 /** Skill → employees holding it, sorted by employee number (the inverted index). */
 export interface Postings {
@@ -62,9 +63,7 @@ export interface JobIndex {
   seconds: number
 }
 
-/** Per open database and key: the stamp an index was built for, and the index (or its build, so that
- * concurrent requests share one). */
-const cache = new WeakMap<TenantDatabase, Map<string, { stamp: string; index: Promise<JobIndex> }>>()
+const cache = new StampedCache<JobIndex>()
 
 /**
  * A summary of the data job matching reads: entity counts, change sequences and update times, and
@@ -95,20 +94,7 @@ export async function jobIndex(
 ): Promise<JobIndex> {
   const key = `${vendor}|${features.proficiencyMatching}|${features.useCriticalities}`
   const stamp = await dataStamp(database)
-  let byKey = cache.get(database)
-  if (!byKey) {
-    byKey = new Map()
-    cache.set(database, byKey)
-  }
-  const known = byKey.get(key)
-  if (known && known.stamp === stamp) return known.index
-  const index = buildJobIndex(database, vendor, features, stamp)
-  byKey.set(key, { stamp, index })
-  const entries = byKey
-  index.catch(() => {
-    if (entries.get(key)?.index === index) entries.delete(key)
-  })
-  return index
+  return cache.get(database, key, stamp, () => buildJobIndex(database, vendor, features, stamp))
 }
 
 async function buildJobIndex(

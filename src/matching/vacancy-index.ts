@@ -12,6 +12,7 @@ import {
   withSkillNumbering,
 } from './profile-columns.js'
 import type { ScoringFeatures } from './scoring-model.js'
+import { StampedCache } from './stamped-cache.js'
 
 /**
  * The in-memory index of vacancy matching for one tenant, vendor and feature set: every active
@@ -63,9 +64,7 @@ export interface EmployeeSkills {
   lowData: Uint8Array
 }
 
-/** Per open database and key: the stamp an index was built for, and the index (or its build, so that
- * concurrent requests share one). */
-const cache = new WeakMap<TenantDatabase, Map<string, { stamp: string; index: Promise<VacancyIndex> }>>()
+const cache = new StampedCache<VacancyIndex>()
 
 /**
  * What the index was built from: counts, change sequences and update times of the entities, and
@@ -95,20 +94,7 @@ export async function vacancyIndex(
 ): Promise<VacancyIndex> {
   const key = `${vendor}|${features.proficiencyMatching}|${features.useCriticalities}`
   const stamp = await dataStamp(database)
-  let byKey = cache.get(database)
-  if (!byKey) {
-    byKey = new Map()
-    cache.set(database, byKey)
-  }
-  const known = byKey.get(key)
-  if (known && known.stamp === stamp) return known.index
-  const index = buildVacancyIndex(database, vendor, features, stamp)
-  byKey.set(key, { stamp, index })
-  const entries = byKey
-  index.catch(() => {
-    if (entries.get(key)?.index === index) entries.delete(key)
-  })
-  return index
+  return cache.get(database, key, stamp, () => buildVacancyIndex(database, vendor, features, stamp))
 }
 
 async function buildVacancyIndex(
