@@ -1,3 +1,4 @@
+import { listValue } from '@duckdb/node-api'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import type { EntityKind, Reference, ReferenceTarget } from '../ingest/entity-kinds.js'
 import { checkRow, type ReferenceLookup } from '../ingest/row-check.js'
@@ -11,15 +12,35 @@ export interface EntityTenant {
   settings: TenantSettings
 }
 
-const EXISTS: Record<Exclude<ReferenceTarget, 'jobs_or_job_families'>, string> = {
-  organisational_units: 'SELECT 1 AS found FROM organisational_units WHERE external_id = $1',
-  jobs: 'SELECT 1 AS found FROM jobs WHERE external_id = $1',
-  job_families: 'SELECT 1 AS found FROM job_families WHERE external_id = $1',
-  companies: 'SELECT 1 AS found FROM companies WHERE external_id = $1',
-  courses: 'SELECT 1 AS found FROM courses WHERE external_id = $1',
-  employees: 'SELECT 1 AS found FROM employees WHERE external_id = $1',
-  vacancies: 'SELECT 1 AS found FROM vacancies WHERE external_id = $1',
-  skills: 'SELECT 1 AS found FROM skills WHERE external_id = $1 LIMIT 1',
+const TABLES: Record<Exclude<ReferenceTarget, 'jobs_or_job_families'>, string> = {
+  organisational_units: 'organisational_units',
+  jobs: 'jobs',
+  job_families: 'job_families',
+  companies: 'companies',
+  courses: 'courses',
+  employees: 'employees',
+  vacancies: 'vacancies',
+  skills: 'skills',
+}
+
+/** Which of `ids` exist in `target` (a job or a job family for `jobs_or_job_families`): one query per table. */
+export async function existingIds(
+  database: TenantDatabase,
+  target: ReferenceTarget,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  if (target === 'jobs_or_job_families') {
+    const jobs = await existingIds(database, 'jobs', ids)
+    const families = await existingIds(database, 'job_families', ids)
+    return new Set([...jobs, ...families])
+  }
+  // The table name comes from the fixed map above, never from the request.
+  const rows = await database.all<{ external_id: string }>(
+    `SELECT DISTINCT external_id FROM ${TABLES[target]} WHERE external_id IN (SELECT unnest($1::VARCHAR[]))`,
+    [listValue([...new Set(ids)])],
+  )
+  return new Set(rows.map((row) => row.external_id))
 }
 
 /** Whether `id` exists in `target` (a job or a job family for `jobs_or_job_families`). */
@@ -28,32 +49,33 @@ export async function referenceExists(
   target: ReferenceTarget,
   id: string,
 ): Promise<boolean> {
-  if (target === 'jobs_or_job_families') {
-    return (await referenceExists(database, 'jobs', id)) || referenceExists(database, 'job_families', id)
-  }
-  return (await database.one(EXISTS[target], [id])) !== undefined
+  return (await existingIds(database, target, [id])).has(id)
 }
 
 /**
- * A ReferenceLookup holding exactly the references of one record, looked up one by one: ingest
- * loads every id of a target per file, which a request for one record on a tenant of 100,000
- * employees cannot afford.
+ * A ReferenceLookup holding exactly the given references, looked up with one query per target
+ * table: ingest loads every id of a target per file, which a request for a few records on a
+ * tenant of 100,000 employees cannot afford.
  */
-async function lookupFor(
+export async function lookupReferences(
   database: TenantDatabase,
   references: readonly Reference[],
 ): Promise<ReferenceLookup> {
-  const found = new Set<string>()
+  const byTarget = new Map<ReferenceTarget, string[]>()
   for (const reference of references) {
-    if (await referenceExists(database, reference.target, reference.id)) {
-      found.add(`${reference.target}\u0000${reference.id}`)
-    }
+    const ids = byTarget.get(reference.target) ?? []
+    ids.push(reference.id)
+    byTarget.set(reference.target, ids)
+  }
+  const found = new Set<string>()
+  for (const [target, ids] of byTarget) {
+    for (const id of await existingIds(database, target, ids)) found.add(`${target}\u0000${id}`)
   }
   return { has: (target, id) => found.has(`${target}\u0000${id}`) }
 }
 
 /** The tenant's custom property definitions of the kind's entity type, as ingest loads them. */
-async function definitionsOf(
+export async function definitionsOf(
   database: TenantDatabase,
   kind: EntityKind,
 ): Promise<Map<string, PropertyType> | undefined> {
@@ -80,14 +102,24 @@ export async function checkRecord(
 ): Promise<Record<string, unknown>> {
   // The schema first, on its own, because checkRow's problems do not say structure from value.
   const parsed = parseBody(kind.schema, input, what) as Record<string, unknown>
+  const lookup = await lookupReferences(tenant.database, kind.references(parsed))
+  return checkParsedRecord(tenant, kind, input, parsed, lookup, await definitionsOf(tenant.database, kind))
+}
+
+/**
+ * The checks of `checkRecord` after the schema, with the references and custom property
+ * definitions already looked up (a batch of records looks them up once for all).
+ */
+export function checkParsedRecord(
+  tenant: EntityTenant,
+  kind: EntityKind,
+  input: unknown,
+  parsed: Record<string, unknown>,
+  lookup: ReferenceLookup,
+  definitions: ReadonlyMap<string, PropertyType> | undefined,
+): Record<string, unknown> {
   const references = kind.references(parsed)
-  const lookup = await lookupFor(tenant.database, references)
-  const checked = checkRow(input, {
-    kind,
-    settings: tenant.settings,
-    definitions: await definitionsOf(tenant.database, kind),
-    references: lookup,
-  })
+  const checked = checkRow(input, { kind, settings: tenant.settings, definitions, references: lookup })
   if (checked.record) return checked.record
   const missing = new Set(
     references.filter((reference) => !lookup.has(reference.target, reference.id)).map((r) => r.path),

@@ -1,10 +1,17 @@
+import { listValue } from '@duckdb/node-api'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { entityKind } from '../ingest/entity-kinds.js'
 import type { EventInput } from '../profiles/evidence.js'
 import { endActiveWorkingHistory } from '../profiles/working-history.js'
 import { SkillEvent, SkillEventQuery } from '../schemas/index.js'
 import { parseBody, parseQuery } from './input-issues.js'
-import { checkRecord, type EntityTenant } from './record-check.js'
+import {
+  checkParsedRecord,
+  definitionsOf,
+  type EntityTenant,
+  existingIds,
+  lookupReferences,
+} from './record-check.js'
 
 const SKILL_EVENTS = entityKind('skill_events')
 
@@ -22,6 +29,27 @@ export interface SkillEventQueryInput {
 export interface StoredSkillEvent {
   external_id: string
   stored: boolean
+}
+
+/** One skill event as the API receives it: the employee of the path, the body, the query. */
+export interface SkillEventRequest {
+  employeeId: string
+  body: unknown
+  query: SkillEventQueryInput
+}
+
+interface CheckedEvent {
+  index: number
+  externalId: string
+  employeeId: string
+  eventType: string
+  timestamp: string
+  source: string
+  content: string
+  language: string
+  strict: boolean
+  endActive: boolean
+  record: Record<string, unknown>
 }
 
 /**
@@ -45,74 +73,204 @@ export async function storeSkillEvent(
   query: SkillEventQueryInput,
   strict?: () => Promise<StrictCheck>,
 ): Promise<StoredSkillEvent> {
-  if (!SKILL_EVENTS) throw errors.internal('the skill_events entity is missing')
-  const options = parseQuery(SkillEventQuery, { ...query })
+  const [outcome] = await storeSkillEvents(tenant, [{ employeeId, body, query }], strict)
+  if (outcome instanceof SkillhouseError) throw outcome
+  if (!outcome) throw errors.internal('a stored skill event went missing')
+  return outcome
+}
+
+/**
+ * `storeSkillEvent` for many requests at once, with one outcome per request in their order: the
+ * stored event, or the error its request answers. The server's group commit: the requests that
+ * arrive while one batch is being written become the next batch, checked with one query per
+ * table and written in one transaction (one write-ahead log flush), as if stored one after the
+ * other in their order (a second event with the same external_id is compared with the first).
+ */
+export async function storeSkillEvents(
+  tenant: EntityTenant,
+  requests: readonly SkillEventRequest[],
+  strict?: () => Promise<StrictCheck>,
+): Promise<(StoredSkillEvent | SkillhouseError)[]> {
+  const kind = SKILL_EVENTS
+  if (!kind) throw errors.internal('the skill_events entity is missing')
   const database = tenant.database
-  if (!(await database.one('SELECT 1 AS found FROM employees WHERE external_id = $1', [employeeId]))) {
-    throw errors.notFound('employee', employeeId, 'create the employee with POST /employees first')
-  }
-  if (body !== null && typeof body === 'object' && !Array.isArray(body) && 'employee_id' in body) {
-    throw errors.badRequest(
-      'employee_id: is not a field of a skill event; the employee is named by the path (/employees/{employee_external_id}/skill_events)',
-    )
-  }
-  parseBody(SkillEvent, body, 'a skill event')
-  const record = await checkRecord(
-    tenant,
-    SKILL_EVENTS,
-    { ...(body as Record<string, unknown>), employee_id: employeeId },
-    'a skill event',
-  )
-  const externalId = String(record.external_id)
-  const timestamp = String(record.timestamp)
-  const content = JSON.stringify(record.content)
-  // The hash ingest's merge computes, from the same values: an event sent once over HTTP and once
-  // in a file is the same event.
-  const hashRow = await database.one<{ hash: string }>(
-    'SELECT hash($1::VARCHAR, $2::VARCHAR, $3::VARCHAR, $4::VARCHAR, $5::JSON::VARCHAR)::VARCHAR AS hash',
-    [employeeId, String(record.event_type), timestamp, String(record.source), content],
-  )
-  const hash = hashRow?.hash ?? ''
-  const existing = await database.one<{ content_hash: string }>(
-    'SELECT content_hash FROM skill_events WHERE external_id = $1',
-    [externalId],
-  )
-  if (existing) {
-    if (existing.content_hash === hash) return { external_id: externalId, stored: false }
-    throw new SkillhouseError(
-      409,
-      `skill event '${externalId}' already exists with different content; a skill event cannot be changed, send a new one with its own external_id`,
-    )
-  }
-  if (options.strict && strict) {
-    const check = await strict()
-    if (!check({ ...(record as unknown as EventInput), language: null, ended_on: null })) {
-      throw errors.unprocessable(
-        'content: strict: no skill profile can be built from this event (no skill of the vocabulary in its content); send it without strict=true to store it with an empty profile',
-      )
+  const outcomes: (StoredSkillEvent | SkillhouseError | undefined)[] = requests.map(() => undefined)
+  const attempt = <T>(index: number, check: () => T): T | undefined => {
+    try {
+      return check()
+    } catch (error) {
+      outcomes[index] = asError(error)
+      return undefined
     }
   }
+
+  // The checks that need no database: query, structure, values.
+  const parsed = requests.map((request, index) =>
+    attempt(index, () => {
+      const options = parseQuery(SkillEventQuery, { ...request.query })
+      const body = request.body
+      if (body !== null && typeof body === 'object' && !Array.isArray(body) && 'employee_id' in body) {
+        throw errors.badRequest(
+          'employee_id: is not a field of a skill event; the employee is named by the path (/employees/{employee_external_id}/skill_events)',
+        )
+      }
+      parseBody(SkillEvent, body, 'a skill event')
+      const input = { ...(body as Record<string, unknown>), employee_id: request.employeeId }
+      return {
+        options,
+        input,
+        parsed: parseBody(kind.schema, input, 'a skill event') as Record<string, unknown>,
+      }
+    }),
+  )
+
+  // Every employee and every reference of the batch, one query per table.
+  const employees = await existingIds(
+    database,
+    'employees',
+    requests.map((request) => request.employeeId),
+  )
+  const lookup = await lookupReferences(
+    database,
+    parsed.flatMap((item) => (item ? kind.references(item.parsed) : [])),
+  )
+  const definitions = await definitionsOf(database, kind)
+  const checked: CheckedEvent[] = []
+  parsed.forEach((item, index) => {
+    if (!item) return
+    const employeeId = requests[index]?.employeeId ?? ''
+    if (!employees.has(employeeId)) {
+      outcomes[index] = errors.notFound(
+        'employee',
+        employeeId,
+        'create the employee with POST /employees first',
+      )
+      return
+    }
+    const record = attempt(index, () =>
+      checkParsedRecord(tenant, kind, item.input, item.parsed, lookup, definitions),
+    )
+    if (!record) return
+    checked.push({
+      index,
+      externalId: String(record.external_id),
+      employeeId,
+      eventType: String(record.event_type),
+      timestamp: String(record.timestamp),
+      source: String(record.source),
+      content: JSON.stringify(record.content),
+      language: item.options.language,
+      strict: item.options.strict,
+      endActive: item.options.end_active_working_history,
+      record,
+    })
+  })
+  if (checked.length === 0) return finished(outcomes)
+
+  // The hash ingest's merge computes, from the same values: an event sent once over HTTP and once
+  // in a file is the same event.
+  const hashes = await database.all<{ i: number; hash: string }>(
+    `SELECT i, hash(employee_id, event_type, ts, source, content::JSON::VARCHAR)::VARCHAR AS hash
+     FROM (SELECT unnest(range(len($1::VARCHAR[]))) AS i, unnest($1::VARCHAR[]) AS employee_id,
+                  unnest($2::VARCHAR[]) AS event_type, unnest($3::VARCHAR[]) AS ts,
+                  unnest($4::VARCHAR[]) AS source, unnest($5::VARCHAR[]) AS content)
+     ORDER BY i`,
+    [
+      listValue(checked.map((event) => event.employeeId)),
+      listValue(checked.map((event) => event.eventType)),
+      listValue(checked.map((event) => event.timestamp)),
+      listValue(checked.map((event) => event.source)),
+      listValue(checked.map((event) => event.content)),
+    ],
+  )
+  const existing = new Map(
+    (
+      await database.all<{ external_id: string; content_hash: string }>(
+        'SELECT external_id, content_hash FROM skill_events WHERE external_id IN (SELECT unnest($1::VARCHAR[]))',
+        [listValue([...new Set(checked.map((event) => event.externalId))])],
+      )
+    ).map((row) => [row.external_id, row.content_hash]),
+  )
+
+  const check = checked.some((event) => event.strict) && strict ? await strict() : undefined
+  const toStore: (CheckedEvent & { hash: string })[] = []
+  checked.forEach((event, position) => {
+    const hash = hashes[position]?.hash ?? ''
+    const known = existing.get(event.externalId)
+    if (known !== undefined) {
+      outcomes[event.index] =
+        known === hash
+          ? { external_id: event.externalId, stored: false }
+          : new SkillhouseError(
+              409,
+              `skill event '${event.externalId}' already exists with different content; a skill event cannot be changed, send a new one with its own external_id`,
+            )
+      return
+    }
+    if (
+      event.strict &&
+      check &&
+      !check({ ...(event.record as unknown as EventInput), language: null, ended_on: null })
+    ) {
+      outcomes[event.index] = errors.unprocessable(
+        'content: strict: no skill profile can be built from this event (no skill of the vocabulary in its content); send it without strict=true to store it with an empty profile',
+      )
+      return
+    }
+    // Later events of the batch with this external_id meet it as stored.
+    existing.set(event.externalId, hash)
+    toStore.push({ ...event, hash })
+    outcomes[event.index] = { external_id: event.externalId, stored: true }
+  })
+  if (toStore.length === 0) return finished(outcomes)
+
   await database.transaction(async () => {
     await database.run(
       `INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash,
                                  received_at, change_seq, language)
-       VALUES ($1, $2, $3, $4::DATE, $5::JSON, $6, $7, now(), nextval('change_seq'), $8)`,
+       SELECT external_id, employee_id, event_type, ts::DATE, content::JSON, source, content_hash, now(),
+              nextval('change_seq'), language
+       FROM (SELECT unnest($1::VARCHAR[]) AS external_id, unnest($2::VARCHAR[]) AS employee_id,
+                    unnest($3::VARCHAR[]) AS event_type, unnest($4::VARCHAR[]) AS ts,
+                    unnest($5::VARCHAR[]) AS content, unnest($6::VARCHAR[]) AS source,
+                    unnest($7::VARCHAR[]) AS content_hash, unnest($8::VARCHAR[]) AS language)`,
       [
-        externalId,
-        employeeId,
-        String(record.event_type),
-        timestamp,
-        content,
-        String(record.source),
-        hash,
-        options.language,
+        listValue(toStore.map((event) => event.externalId)),
+        listValue(toStore.map((event) => event.employeeId)),
+        listValue(toStore.map((event) => event.eventType)),
+        listValue(toStore.map((event) => event.timestamp)),
+        listValue(toStore.map((event) => event.content)),
+        listValue(toStore.map((event) => event.source)),
+        listValue(toStore.map((event) => event.hash)),
+        listValue(toStore.map((event) => event.language)),
       ],
     )
-    if (options.end_active_working_history) {
-      await endActiveWorkingHistory(database, [
-        { employee_id: employeeId, end_date: timestamp, except: [externalId] },
-      ])
-    }
+    // As if stored one by one: an event ending active working history spares itself and the
+    // events of its employee that the batch stores after it.
+    const ends = toStore.flatMap((event, position) =>
+      event.endActive
+        ? [
+            {
+              employee_id: event.employeeId,
+              end_date: event.timestamp,
+              except: toStore
+                .slice(position)
+                .filter((later) => later.employeeId === event.employeeId)
+                .map((later) => later.externalId),
+            },
+          ]
+        : [],
+    )
+    if (ends.length > 0) await endActiveWorkingHistory(database, ends)
   })
-  return { external_id: externalId, stored: true }
+  return finished(outcomes)
+}
+
+function asError(error: unknown): SkillhouseError {
+  if (error instanceof SkillhouseError) return error
+  throw error
+}
+
+function finished(outcomes: readonly (StoredSkillEvent | SkillhouseError | undefined)[]) {
+  return outcomes.map((outcome) => outcome ?? errors.internal('a skill event was left without an outcome'))
 }

@@ -11,7 +11,7 @@ import {
   updateEntity,
 } from '../entities/entity-store.js'
 import { parseBody } from '../entities/input-issues.js'
-import { type StrictCheck, storeSkillEvent } from '../entities/skill-event-store.js'
+import type { StrictCheck } from '../entities/skill-event-store.js'
 import { type JobMatchingQuery, matchJobs } from '../matching/match-jobs.js'
 import { matchVacancies } from '../matching/match-vacancies.js'
 import type { VacancyMatchingQuery } from '../matching/vacancy-match-schema.js'
@@ -56,11 +56,14 @@ import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage, vocabularyLanguages } from '../taxonomy/vocabulary-languages.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import type { Scope } from './access-tokens.js'
+import { SkillEventBatcher } from './skill-event-batcher.js'
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 
 /** What a route handler gets: the request's parts, and its tenant behind the tenant's lock. */
 export interface RouteContext {
+  /** The tenant of the base URL. */
+  tenantName: string
   params: Record<string, string>
   /** One query parameter (the first when repeated). */
   query(name: string): string | undefined
@@ -115,6 +118,8 @@ const checked = <T extends z.ZodType>(schema: T, body: unknown, what: string) =>
 
 /** The routes of section 4 that this server answers, and CONTRACT.md's resource pattern. */
 export function apiRoutes(): ApiRoute[] {
+  // Skill events are written in batches (group commit), one batcher for the routes of one app.
+  const skillEvents = new SkillEventBatcher()
   // Fixed paths before the patterns that would take their last segment for an id
   // (`/taxonomy/subdomains/custom_properties` is not the subdomain `custom_properties`).
   return [
@@ -131,18 +136,19 @@ export function apiRoutes(): ApiRoute[] {
       path: '/employees/:employee_external_id/skill_events',
       handler: async (context) => {
         const body = await context.body()
-        const stored = await context.tenant((tenant) =>
-          storeSkillEvent(
-            tenant,
-            context.params.employee_external_id ?? '',
+        const stored = await skillEvents.submit(
+          context.tenantName,
+          context.tenant,
+          {
+            employeeId: context.params.employee_external_id ?? '',
             body,
-            {
+            query: {
               language: context.query('language'),
               strict: context.query('strict'),
               end_active_working_history: context.query('end_active_working_history'),
             },
-            () => context.strictCheck(tenant),
-          ),
+          },
+          (tenant) => context.strictCheck(tenant),
         )
         if (stored.stored) context.changed()
         return noContent

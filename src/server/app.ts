@@ -198,6 +198,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       }
       const tenant = c.get('tenant')
       const context: RouteContext = {
+        tenantName: tenant,
         params: c.req.param() as Record<string, string>,
         query: (name) => c.req.query(name),
         queries: (name) => c.req.queries(name) ?? [],

@@ -1,6 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ENTITY_COLLECTIONS } from '../../src/entities/entity-collections.js'
+import { createEntity } from '../../src/entities/entity-store.js'
+import { storeSkillEvents } from '../../src/entities/skill-event-store.js'
 import { ingestPaths } from '../../src/ingest/ingest-paths.js'
 import type { RunningServer } from '../../src/server/start-server.js'
 import { openTenant } from '../../src/tenants/tenant-service.js'
@@ -270,6 +273,109 @@ describe('skill events across a restart', () => {
         rejectsDir: join(temp.dir, 'rejects'),
       })
       expect(summary.files[0]).toMatchObject({ rows_inserted: 0, rows_unchanged: 1, rows_rejected: 0 })
+    } finally {
+      tenant.database.close()
+    }
+  })
+})
+
+describe('skill events in a burst (group commit)', () => {
+  const temp = tempDir()
+  const dataDir = join(temp.dir, 'data')
+
+  afterAll(() => temp.cleanup())
+
+  it('answers each of 320 concurrent events on its own, and stores each acknowledged event once', async () => {
+    const tenant = await createOpenTenant(dataDir, 'acme')
+    tenant.database.close()
+    const server = await startTestServer(dataDir)
+    const token = await tokenFor(dataDir, 'acme')
+    const url = `${server.url}/acme/eu/employees`
+    const event = (index: number) => ({
+      employee: index % 2 ? 'e-1' : 'e-2',
+      body: working(`b-${index}`, `Built data pipelines in Python, number ${index}.`),
+    })
+    const burst = (requests: { employee: string; body: object }[]) =>
+      Promise.all(
+        requests.map(({ employee, body }) =>
+          call(`${url}/${employee}/skill_events`, { method: 'POST', token, body }),
+        ),
+      )
+    let first: ApiAnswer[]
+    let second: ApiAnswer[]
+    try {
+      for (const id of ['e-1', 'e-2']) {
+        expect((await call(url, { method: 'POST', token, body: { external_id: id } })).status).toBe(204)
+      }
+      // 280 new events and one for an unknown employee at once, then a burst that mixes 20 new
+      // events with 10 sent again unchanged (204) and 10 sent again changed (409).
+      first = await burst([
+        ...Array.from({ length: 280 }, (_, index) => event(index)),
+        { employee: 'nobody', body: working('b-nobody', 'Wrote SQL.') },
+      ])
+      second = await burst([
+        ...Array.from({ length: 10 }, (_, index) => event(index)),
+        ...Array.from({ length: 20 }, (_, index) => event(280 + index)),
+        ...Array.from({ length: 10 }, (_, index) => {
+          const { employee, body } = event(10 + index)
+          return { employee, body: { ...body, content: { ...body.content, job_title: 'Analyst' } } }
+        }),
+      ])
+    } finally {
+      await server.close()
+    }
+    expect(first.slice(0, 280).map((answer) => answer.status)).toEqual(Array(280).fill(204))
+    expectError(first[280] as ApiAnswer, 404, 'nobody')
+    expect(second.slice(0, 30).map((answer) => answer.status)).toEqual(Array(30).fill(204))
+    for (const answer of second.slice(30)) expectError(answer, 409, 'already exists with different content')
+
+    const reopened = await openTenant(dataDir, 'acme')
+    try {
+      const rows = await reopened.database.all<{ n: number; ids: number; analysts: number }>(
+        `SELECT count(*)::INTEGER AS n, count(DISTINCT external_id)::INTEGER AS ids,
+                count(*) FILTER (WHERE content->>'$.job_title' = 'Analyst')::INTEGER AS analysts
+         FROM skill_events`,
+      )
+      expect(rows).toEqual([{ n: 300, ids: 300, analysts: 0 }])
+    } finally {
+      reopened.database.close()
+    }
+  })
+
+  it('stores a batch as if one event came after the other: repeats, changes and ended working history', async () => {
+    const tenant = await createOpenTenant(dataDir, 'batch')
+    try {
+      for (const id of ['e-1', 'e-2']) {
+        const employees = ENTITY_COLLECTIONS.find((collection) => collection.path === 'employees')
+        if (!employees) throw new Error('the employees collection is missing')
+        await createEntity(tenant, employees, { external_id: id })
+      }
+      const first = working('w-1', 'Kept the books.')
+      const outcomes = await storeSkillEvents(tenant, [
+        { employeeId: 'e-1', body: first, query: {} },
+        { employeeId: 'e-1', body: first, query: {} },
+        { employeeId: 'e-1', body: { ...first, source: 'other' }, query: {} },
+        // Ends w-1 (active, started before), but not w-3 which the batch stores after it.
+        {
+          employeeId: 'e-1',
+          body: working('w-2', 'Audited the books.', { end_date: '2024-06-01' }),
+          query: { end_active_working_history: 'true' },
+        },
+        { employeeId: 'e-1', body: working('w-3', 'Runs the books.'), query: {} },
+        { employeeId: 'e-2', body: { ...first, external_id: 'w-4', event_type: 'party' }, query: {} },
+      ])
+      expect(outcomes.map((outcome) => (outcome instanceof Error ? outcome.status : outcome.stored))).toEqual(
+        [true, false, 409, true, true, 422],
+      )
+      expect(
+        await tenant.database.all(
+          'SELECT external_id, ended_on IS NOT NULL AS ended FROM skill_events ORDER BY external_id',
+        ),
+      ).toEqual([
+        { external_id: 'w-1', ended: true },
+        { external_id: 'w-2', ended: false },
+        { external_id: 'w-3', ended: false },
+      ])
     } finally {
       tenant.database.close()
     }
