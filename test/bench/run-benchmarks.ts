@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<BenchResult>> = {
   vocabulary: async () => (await import('./vocabulary.js')).benchVocabulary(),
   derive: async () => (await import('./derive.js')).benchDerive(),
   match: async () => (await import('./match.js')).benchMatch(),
+  serve: async () => (await import('./serve.js')).benchServe(),
 }
 
 const names = process.argv.slice(2)
