@@ -1,17 +1,12 @@
 import { listValue } from '@duckdb/node-api'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { entityKind } from '../ingest/entity-kinds.js'
+import type { ReferenceLookup } from '../ingest/row-check.js'
 import type { EventInput } from '../profiles/evidence.js'
 import { endActiveWorkingHistory } from '../profiles/working-history.js'
 import { SkillEvent, SkillEventQuery } from '../schemas/index.js'
 import { parseBody, parseQuery } from './input-issues.js'
-import {
-  checkParsedRecord,
-  definitionsOf,
-  type EntityTenant,
-  existingIds,
-  lookupReferences,
-} from './record-check.js'
+import { checkParsedRecord, definitionsOf, type EntityTenant, lookupReferences } from './record-check.js'
 
 const SKILL_EVENTS = entityKind('skill_events')
 
@@ -124,78 +119,100 @@ export async function storeSkillEvents(
     }),
   )
 
-  // Every employee and every reference of the batch, one query per table.
-  const employees = await existingIds(
-    database,
-    'employees',
-    requests.map((request) => request.employeeId),
+  // One query for the whole batch: whether each event's employee exists, the content hash
+  // ingest's merge computes from the same values (an event sent once over HTTP and once in a file
+  // is the same event), and the hash of an event already stored under the external_id.
+  // Requests that failed their checks take part for their employee only: an unknown employee is
+  // a 404 before anything else is wrong with the request.
+  const candidates = parsed.map((item, index) => {
+    const event = item?.parsed
+    return {
+      index,
+      item,
+      employeeId: requests[index]?.employeeId ?? '',
+      externalId: event ? String(event.external_id) : '',
+      eventType: event ? String(event.event_type) : '',
+      timestamp: event ? String(event.timestamp) : '',
+      source: event ? String(event.source) : '',
+      content: event ? JSON.stringify(event.content) : 'null',
+    }
+  })
+  if (candidates.length === 0) return finished(outcomes)
+  const found = await database.all<{ hash: string; employee_exists: boolean; existing_hash: string | null }>(
+    `SELECT hash(q.employee_id, q.event_type, q.ts, q.source, q.content::JSON::VARCHAR)::VARCHAR AS hash,
+            e.external_id IS NOT NULL AS employee_exists, s.content_hash AS existing_hash
+     FROM (SELECT unnest(range(len($1::VARCHAR[]))) AS i, unnest($1::VARCHAR[]) AS employee_id,
+                  unnest($2::VARCHAR[]) AS external_id, unnest($3::VARCHAR[]) AS event_type,
+                  unnest($4::VARCHAR[]) AS ts, unnest($5::VARCHAR[]) AS source,
+                  unnest($6::VARCHAR[]) AS content) q
+     LEFT JOIN employees e ON e.external_id = q.employee_id
+     LEFT JOIN skill_events s ON s.external_id = q.external_id
+     ORDER BY q.i`,
+    [
+      listValue(candidates.map((event) => event.employeeId)),
+      listValue(candidates.map((event) => event.externalId)),
+      listValue(candidates.map((event) => event.eventType)),
+      listValue(candidates.map((event) => event.timestamp)),
+      listValue(candidates.map((event) => event.source)),
+      listValue(candidates.map((event) => event.content)),
+    ],
   )
-  const lookup = await lookupReferences(
-    database,
-    parsed.flatMap((item) => (item ? kind.references(item.parsed) : [])),
+  // References in the content (a job, a course, a skill): one query per table, none without any.
+  const employees = new Set(
+    candidates.filter((_, position) => found[position]?.employee_exists).map((event) => event.employeeId),
   )
+  const contentLookup = await lookupReferences(
+    database,
+    candidates.flatMap((event) =>
+      event.item
+        ? kind.references(event.item.parsed).filter((reference) => reference.target !== 'employees')
+        : [],
+    ),
+  )
+  const lookup: ReferenceLookup = {
+    has: (target, id) => (target === 'employees' ? employees.has(id) : contentLookup.has(target, id)),
+  }
   const definitions = await definitionsOf(database, kind)
-  const checked: CheckedEvent[] = []
-  parsed.forEach((item, index) => {
-    if (!item) return
-    const employeeId = requests[index]?.employeeId ?? ''
-    if (!employees.has(employeeId)) {
-      outcomes[index] = errors.notFound(
+  const checked: (CheckedEvent & { hash: string })[] = []
+  const existing = new Map<string, string>()
+  candidates.forEach((event, position) => {
+    const row = found[position]
+    if (!row?.employee_exists) {
+      outcomes[event.index] = errors.notFound(
         'employee',
-        employeeId,
+        event.employeeId,
         'create the employee with POST /employees first',
       )
       return
     }
-    const record = attempt(index, () =>
+    const item = event.item
+    if (!item) return
+    const record = attempt(event.index, () =>
       checkParsedRecord(tenant, kind, item.input, item.parsed, lookup, definitions),
     )
     if (!record) return
+    if (row.existing_hash !== null) existing.set(event.externalId, row.existing_hash)
     checked.push({
-      index,
-      externalId: String(record.external_id),
-      employeeId,
-      eventType: String(record.event_type),
-      timestamp: String(record.timestamp),
-      source: String(record.source),
-      content: JSON.stringify(record.content),
+      index: event.index,
+      externalId: event.externalId,
+      employeeId: event.employeeId,
+      eventType: event.eventType,
+      timestamp: event.timestamp,
+      source: event.source,
+      content: event.content,
       language: item.options.language,
       strict: item.options.strict,
       endActive: item.options.end_active_working_history,
       record,
+      hash: row.hash,
     })
   })
   if (checked.length === 0) return finished(outcomes)
 
-  // The hash ingest's merge computes, from the same values: an event sent once over HTTP and once
-  // in a file is the same event.
-  const hashes = await database.all<{ i: number; hash: string }>(
-    `SELECT i, hash(employee_id, event_type, ts, source, content::JSON::VARCHAR)::VARCHAR AS hash
-     FROM (SELECT unnest(range(len($1::VARCHAR[]))) AS i, unnest($1::VARCHAR[]) AS employee_id,
-                  unnest($2::VARCHAR[]) AS event_type, unnest($3::VARCHAR[]) AS ts,
-                  unnest($4::VARCHAR[]) AS source, unnest($5::VARCHAR[]) AS content)
-     ORDER BY i`,
-    [
-      listValue(checked.map((event) => event.employeeId)),
-      listValue(checked.map((event) => event.eventType)),
-      listValue(checked.map((event) => event.timestamp)),
-      listValue(checked.map((event) => event.source)),
-      listValue(checked.map((event) => event.content)),
-    ],
-  )
-  const existing = new Map(
-    (
-      await database.all<{ external_id: string; content_hash: string }>(
-        'SELECT external_id, content_hash FROM skill_events WHERE external_id IN (SELECT unnest($1::VARCHAR[]))',
-        [listValue([...new Set(checked.map((event) => event.externalId))])],
-      )
-    ).map((row) => [row.external_id, row.content_hash]),
-  )
-
   const check = checked.some((event) => event.strict) && strict ? await strict() : undefined
-  const toStore: (CheckedEvent & { hash: string })[] = []
-  checked.forEach((event, position) => {
-    const hash = hashes[position]?.hash ?? ''
+  const toStore: typeof checked = []
+  checked.forEach((event) => {
+    const hash = event.hash
     const known = existing.get(event.externalId)
     if (known !== undefined) {
       outcomes[event.index] =
@@ -219,13 +236,13 @@ export async function storeSkillEvents(
     }
     // Later events of the batch with this external_id meet it as stored.
     existing.set(event.externalId, hash)
-    toStore.push({ ...event, hash })
+    toStore.push(event)
     outcomes[event.index] = { external_id: event.externalId, stored: true }
   })
   if (toStore.length === 0) return finished(outcomes)
 
-  await database.transaction(async () => {
-    await database.run(
+  const insert = () =>
+    database.run(
       `INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash,
                                  received_at, change_seq, language)
        SELECT external_id, employee_id, event_type, ts::DATE, content::JSON, source, content_hash, now(),
@@ -245,25 +262,36 @@ export async function storeSkillEvents(
         listValue(toStore.map((event) => event.language)),
       ],
     )
-    // As if stored one by one: an event ending active working history spares itself and the
-    // events of its employee that the batch stores after it.
-    const ends = toStore.flatMap((event, position) =>
-      event.endActive
-        ? [
-            {
-              employee_id: event.employeeId,
-              end_date: event.timestamp,
-              except: toStore
-                .slice(position)
-                .filter((later) => later.employeeId === event.employeeId)
-                .map((later) => later.externalId),
-            },
-          ]
-        : [],
-    )
-    if (ends.length > 0) await endActiveWorkingHistory(database, ends)
-  })
+  const ends = endsOf(toStore)
+  // One statement is one transaction: the events and, when asked, the ended working history.
+  if (ends.length === 0) await insert()
+  else
+    await database.transaction(async () => {
+      await insert()
+      await endActiveWorkingHistory(database, ends)
+    })
   return finished(outcomes)
+}
+
+/**
+ * The working histories each event that asks for it ends, as if the batch were stored one event
+ * after the other: an event spares itself and the events of its employee stored after it.
+ */
+function endsOf(events: readonly CheckedEvent[]) {
+  return events.flatMap((event, position) =>
+    event.endActive
+      ? [
+          {
+            employee_id: event.employeeId,
+            end_date: event.timestamp,
+            except: events
+              .slice(position)
+              .filter((later) => later.employeeId === event.employeeId)
+              .map((later) => later.externalId),
+          },
+        ]
+      : [],
+  )
 }
 
 function asError(error: unknown): SkillhouseError {

@@ -278,8 +278,16 @@ async function deriveEmployees(
           onProgress(done)
         })
       } else {
-        for (const [employeeId, events] of current)
+        let since = performance.now()
+        for (const [employeeId, events] of current) {
           writer.add('employee', deriveEmployeeProfile(employeeId, parseContents(events), context))
+          // On the thread that also answers requests (the server's background derivation), a
+          // long derivation gives way every few milliseconds instead of holding them up.
+          if (performance.now() - since > YIELD_AFTER_MS) {
+            await new Promise((resolve) => setImmediate(resolve))
+            since = performance.now()
+          }
+        }
         done += current.length
         onProgress(done)
       }
@@ -337,6 +345,8 @@ export function parseContents(events: EventInput[]): EventInput[] {
   for (const event of events) if (typeof event.content === 'string') event.content = JSON.parse(event.content)
   return events
 }
+/** Longest stretch of derivation on the calling thread without letting other work run (ms). */
+const YIELD_AFTER_MS = 8
 const PARALLEL_MIN_EMPLOYEES = Number(process.env.SKILLHOUSE_PARALLEL_MIN_EMPLOYEES ?? 2000)
 const BATCH_EMPLOYEES = 250
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  decodeJwt,
   type JSONWebKeySet,
   type JWTPayload,
   type JWTVerifyGetKey,
@@ -58,6 +59,31 @@ export function localTokenVerifier(key: SigningKey): TokenVerifier {
 }
 
 /** Where an external authorization server publishes its keys, and what its tokens must say. */
+/**
+ * Remembers tokens that verified, until they expire: checking an ES256 signature costs more than
+ * the rest of a small request, and a client sends the same token for an hour. A token is trusted
+ * from the cache exactly as long as a fresh check would accept it (its `exp`); the cache holds at
+ * most `max` tokens, the oldest leaving first.
+ */
+export function rememberVerified(verifier: TokenVerifier, max = 1024): TokenVerifier {
+  const verified = new Map<string, { claims: AccessClaims; expiresAtMs: number }>()
+  return {
+    verify: async (token) => {
+      const known = verified.get(token)
+      if (known && Date.now() < known.expiresAtMs) return known.claims
+      if (known) verified.delete(token)
+      const claims = await verifier.verify(token)
+      const { exp } = decodeJwt(token)
+      // A token without an expiry is checked every time.
+      if (typeof exp === 'number') {
+        if (verified.size >= max) verified.delete(verified.keys().next().value as string)
+        verified.set(token, { claims, expiresAtMs: exp * 1000 })
+      }
+      return claims
+    },
+  }
+}
+
 export interface JwksSource {
   jwksFile?: string | undefined
   jwksUrl?: string | undefined

@@ -11,15 +11,23 @@ import type { OpenTenant } from '../tenants/tenant-service.js'
  *
  * A database is opened on the first request for its tenant and then held: DuckDB lets one process
  * write a file (STACK.md), so while the server holds a tenant a batch command is refused, and the
- * other way round the server answers 503 until the batch command is done. All work on one tenant
- * runs one piece at a time (`use`): requests and the background derivation share one connection,
- * whose transactions must not interleave.
+ * other way round the server answers 503 until the batch command is done.
+ *
+ * Work on one tenant runs in its order of arrival, one piece at a time (`use`), with one
+ * exception: skill events are written (`useForSkillEvents`, on a connection of their own) while
+ * the background derivation runs (`useForDerivation`), so that a derivation of many seconds does
+ * not hold up their acknowledgement. That is safe because the two touch different tables, each
+ * lane runs one piece at a time, and nothing else runs beside them: while a batch of events is
+ * being written no other change commits, so the newest change a derivation starting meanwhile
+ * sees is older than every event of the batch, which the next derivation then picks up.
  */
 export class TenantPool {
   private registry: TenantRegistry
   private stamp: string
   private readonly databases = new Map<string, TenantDatabase>()
-  private readonly locks = new Map<string, Promise<unknown>>()
+  /** Per tenant: the connection skill events are written on. */
+  private readonly eventDatabases = new Map<string, TenantDatabase>()
+  private readonly lanes = new Map<string, TenantLanes>()
   private closing = false
 
   constructor(
@@ -70,19 +78,41 @@ export class TenantPool {
    * tenant. A database held by another process is a 503 that names it; the next call tries again.
    */
   use<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
-    return this.queue(name, () => this.runOn(name, work))
+    return this.queue(name, 'exclusive', () => this.runOn(name, work))
   }
 
-  /** Runs `task` after everything queued on the tenant before it. */
-  private queue<T>(name: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(name) ?? Promise.resolve()
-    const run = previous.then(task, task)
-    const settled = run.catch(() => undefined)
-    this.locks.set(name, settled)
+  /** `use` for the background derivation: skill event batches may be written beside it. */
+  useForDerivation<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
+    return this.queue(name, 'derive', () => this.runOn(name, work))
+  }
+
+  /** `use` for writing a batch of skill events, on the tenant's skill event connection. */
+  useForSkillEvents<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
+    return this.queue(name, 'events', () =>
+      this.runOn(name, async (tenant) => {
+        let events = this.eventDatabases.get(name)
+        if (!events) {
+          events = await tenant.database.sibling()
+          this.eventDatabases.set(name, events)
+        }
+        return work({ ...tenant, database: events })
+      }),
+    )
+  }
+
+  /** Runs `task` once every piece of work queued on the tenant before it has started and none it cannot run beside is running. */
+  private queue<T>(name: string, lane: Lane, task: () => Promise<T>): Promise<T> {
+    let lanes = this.lanes.get(name)
+    if (!lanes) {
+      lanes = new TenantLanes()
+      this.lanes.set(name, lanes)
+    }
+    const queued = lanes.run(lane, task)
+    const settled = queued.catch(() => undefined)
     void settled.then(() => {
-      if (this.locks.get(name) === settled) this.locks.delete(name)
+      if (lanes.idle() && this.lanes.get(name) === lanes) this.lanes.delete(name)
     })
-    return run
+    return queued
   }
 
   private async runOn<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
@@ -115,19 +145,76 @@ export class TenantPool {
   /** Refuses new work, waits for the work queued on every tenant, then checkpoints and closes each database. */
   async close(): Promise<void> {
     this.closing = true
-    const names = [...new Set([...this.databases.keys(), ...this.locks.keys()])]
+    const names = [...new Set([...this.databases.keys(), ...this.lanes.keys()])]
     await Promise.all(
       names.map((name) =>
-        this.queue(name, async () => {
+        this.queue(name, 'exclusive', async () => {
           const database = this.databases.get(name)
           if (!database) return
           this.databases.delete(name)
+          this.eventDatabases.get(name)?.close()
+          this.eventDatabases.delete(name)
           // The checkpoint folds the write-ahead log into the file: the next open starts clean.
           await database.checkpoint().catch(() => undefined)
           database.close()
         }).catch(() => undefined),
       ),
     )
+  }
+}
+
+type Lane = 'exclusive' | 'derive' | 'events'
+
+/** Only a derivation and a batch of skill events run beside each other; all else one at a time. */
+const besides = (a: Lane, b: Lane) => (a === 'derive' && b === 'events') || (a === 'events' && b === 'derive')
+
+interface Waiting {
+  lane: Lane
+  start: () => void
+}
+
+/**
+ * The work queued on one tenant, started in its order of arrival: the next piece starts when it
+ * may run beside everything running. A piece never overtakes one queued before it, so a request
+ * that needs the tenant alone waits for the running derivation but is not starved by a stream of
+ * skill events.
+ */
+class TenantLanes {
+  private readonly running = new Map<number, Lane>()
+  private readonly waiting: Waiting[] = []
+  private next = 0
+
+  run<T>(lane: Lane, task: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const id = this.next++
+      this.waiting.push({
+        lane,
+        start: () => {
+          this.running.set(id, lane)
+          task()
+            .then(resolve, reject)
+            .finally(() => {
+              this.running.delete(id)
+              this.pump()
+            })
+        },
+      })
+      this.pump()
+    })
+  }
+
+  idle(): boolean {
+    return this.running.size === 0 && this.waiting.length === 0
+  }
+
+  private pump(): void {
+    for (;;) {
+      const head = this.waiting[0]
+      if (!head) return
+      for (const lane of this.running.values()) if (!besides(lane, head.lane)) return
+      this.waiting.shift()
+      head.start()
+    }
   }
 }
 

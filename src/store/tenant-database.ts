@@ -36,7 +36,17 @@ export class TenantDatabase {
     readonly path: string,
     private readonly instance: DuckDBInstance,
     readonly connection: DuckDBConnection,
+    private readonly ownsInstance = true,
   ) {}
+
+  /**
+   * The same database on a connection of its own, for work that runs beside the work on this
+   * one (the server writes skill events while a derivation's transaction is open): each
+   * connection has its own transactions. Closing it closes only its connection.
+   */
+  async sibling(): Promise<TenantDatabase> {
+    return new TenantDatabase(this.path, this.instance, await this.instance.connect(), false)
+  }
 
   /** Opens (creating when `create` is set) the database at `path` and migrates it. */
   static async open(
@@ -155,7 +165,7 @@ export class TenantDatabase {
 
   close(): void {
     this.connection.closeSync()
-    this.instance.closeSync()
+    if (this.ownsInstance) this.instance.closeSync()
   }
 }
 

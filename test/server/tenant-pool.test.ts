@@ -1,0 +1,80 @@
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { TenantPool } from '../../src/server/tenant-pool.js'
+import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
+
+describe('the tenant pool', () => {
+  const temp = tempDir()
+  const dataDir = join(temp.dir, 'data')
+  afterAll(() => temp.cleanup())
+
+  it('writes skill events beside a running derivation, on their own connection, and runs all else alone in order', async () => {
+    const tenant = await createOpenTenant(dataDir, 'acme')
+    tenant.database.close()
+    const pool = new TenantPool(dataDir)
+    const order: string[] = []
+    let finishDerivation: () => void = () => undefined
+    const derivationHeld = new Promise<void>((resolve) => {
+      finishDerivation = resolve
+    })
+    try {
+      const derivation = pool.useForDerivation('acme', async (open) => {
+        order.push('derive started')
+        // A transaction open on the main connection, as a derivation's is while it stores profiles.
+        await open.database.run('BEGIN TRANSACTION')
+        await open.database.run("INSERT INTO derive_state VALUES ('probe', '1')")
+        await derivationHeld
+        await open.database.run('ROLLBACK')
+        order.push('derive finished')
+      })
+      const request = pool.use('acme', async () => {
+        order.push('request')
+      })
+      const events = pool.useForSkillEvents('acme', async (open) => {
+        order.push('events')
+        // Its own connection: the derivation's uncommitted row is not visible, and its rollback
+        // does not take this write with it.
+        const probe = await open.database.all("SELECT key FROM derive_state WHERE key = 'probe'")
+        await open.database.run("INSERT INTO derive_state VALUES ('events', '1')")
+        return probe
+      })
+      // The request arrived before the events: they wait for it, and it for the derivation.
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(order).toEqual(['derive started'])
+      const parallel = pool.useForSkillEvents('acme', async () => {
+        order.push('events 2')
+      })
+      finishDerivation()
+      await Promise.all([derivation, request, parallel])
+      expect(await events).toEqual([])
+      expect(order).toEqual(['derive started', 'derive finished', 'request', 'events', 'events 2'])
+
+      // Without a request queued in between, events run while the derivation holds the tenant.
+      order.length = 0
+      let release: () => void = () => undefined
+      const held = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      const second = pool.useForDerivation('acme', async () => {
+        order.push('derive started')
+        await held
+        order.push('derive finished')
+      })
+      await pool.useForSkillEvents('acme', async () => {
+        order.push('events')
+      })
+      release()
+      await second
+      expect(order).toEqual(['derive started', 'events', 'derive finished'])
+      const rows = await pool.use('acme', (open) =>
+        open.database.all('SELECT key FROM derive_state WHERE key IN ($1, $2) ORDER BY key', [
+          'events',
+          'probe',
+        ]),
+      )
+      expect(rows).toEqual([{ key: 'events' }])
+    } finally {
+      await pool.close()
+    }
+  })
+})
