@@ -7,7 +7,7 @@ import { TenantRegistry } from '../src/tenants/tenant-registry.js'
 export default class Serve extends SkillhouseCommand {
   static override summary = 'Serve the HTTP API for every tenant of the data directory'
   static override description =
-    'Each tenant answers below its base URL http://HOST:PORT/{tenant}/{region}. Clients get tokens with the client credentials grant at POST /oauth/token (or from an external authorization server with --jwks-file/--jwks-url). Skill events are acknowledged once stored and derived into profiles in the background. Logs are JSON lines on stderr; SIGTERM or SIGINT stops accepting, finishes the requests in flight and closes the databases. While it runs, batch commands cannot write its tenants (and the other way round).'
+    'Each tenant answers below its base URL http://HOST:PORT/{tenant}/{region}. Clients get tokens with the client credentials grant at POST /oauth/token (or from an external authorization server with --jwks-file/--jwks-url). Skill events are acknowledged once stored and derived into profiles in the background. CloudEvents of the outbox go to the webhook subscriptions in the background, retried as the --delivery-* flags say. Logs are JSON lines on stderr; SIGTERM or SIGINT stops accepting, finishes the requests in flight and closes the databases. While it runs, batch commands cannot write its tenants (and the other way round).'
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --host 0.0.0.0 --port 8443 --max-connections 512',
@@ -41,6 +41,32 @@ export default class Serve extends SkillhouseCommand {
     }),
     'jwt-issuer': Flags.string({ description: 'with --jwks-*: the iss tokens must carry' }),
     'jwt-audience': Flags.string({ description: 'with --jwks-*: the aud tokens must carry' }),
+    'delivery-attempts': Flags.integer({
+      description: 'webhook delivery: attempts of an event before it is dead',
+      default: 8,
+      min: 1,
+      max: 100,
+      helpGroup: 'WEBHOOKS',
+    }),
+    'delivery-backoff': Flags.integer({
+      description:
+        'webhook delivery: longest wait before the first retry (ms); doubled per retry, with full jitter',
+      default: 1000,
+      min: 0,
+      helpGroup: 'WEBHOOKS',
+    }),
+    'delivery-backoff-cap': Flags.integer({
+      description: 'webhook delivery: longest wait between two attempts (ms)',
+      default: 600_000,
+      min: 0,
+      helpGroup: 'WEBHOOKS',
+    }),
+    'delivery-timeout': Flags.integer({
+      description: 'webhook delivery: how long one attempt waits for an answer (ms)',
+      default: 10_000,
+      min: 1,
+      helpGroup: 'WEBHOOKS',
+    }),
   }
 
   async run(): Promise<void> {
@@ -53,6 +79,12 @@ export default class Serve extends SkillhouseCommand {
       port: flags.port,
       bodyLimit: flags['body-limit'],
       maxConnections: flags['max-connections'],
+      webhookDelivery: {
+        maxAttempts: flags['delivery-attempts'],
+        backoffBaseMs: flags['delivery-backoff'],
+        backoffCapMs: flags['delivery-backoff-cap'],
+        timeoutMs: flags['delivery-timeout'],
+      },
       ...(external
         ? {
             jwks: {

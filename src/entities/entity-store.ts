@@ -21,13 +21,16 @@ export interface EntityPage {
   next_starting_after: string | null
 }
 
+/** A record's noun for messages about the whole record: "an employee", "a vacancy". */
+const withArticle = (noun: string) => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
+
 /** `POST /collection`: creates the record; 409 when its external_id exists, whatever its content. */
 export async function createEntity(
   tenant: EntityTenant,
   collection: EntityCollection,
   input: unknown,
 ): Promise<void> {
-  const record = await checkRecord(tenant, collection.kind, input, `a ${collection.noun}`)
+  const record = await checkRecord(tenant, collection.kind, input, withArticle(collection.noun))
   const id = collection.kind.key(record)
   if (collection.kind.entity === 'organisational_units') {
     await checkUnitParent(tenant.database, id, record.parent_id)
@@ -75,7 +78,7 @@ export async function updateEntity(
     )
   }
   const merged = mergePatch(JSON.parse(stored.doc) as Record<string, unknown>, changes)
-  const record = await checkRecord(tenant, collection.kind, merged, `a ${collection.noun}`)
+  const record = await checkRecord(tenant, collection.kind, merged, withArticle(collection.noun))
   if (collection.kind.entity === 'organisational_units') {
     await checkUnitParent(tenant.database, id, record.parent_id)
   }

@@ -49,7 +49,11 @@ export function classifyIssues(issues: readonly z.core.$ZodIssue[], input: unkno
         out.push({ path: dotted(path), message: `is required${expected}`, structural: true })
         continue
       }
-      if (issue.code === 'invalid_type') {
+      // A number where an integer is expected is a value out of its range, not a wrong type.
+      if (
+        issue.code === 'invalid_type' &&
+        !(issue.expected === 'int' && typeof valueAt(input, path) === 'number')
+      ) {
         out.push({ path: dotted(path), message: `must be of type ${issue.expected}`, structural: true })
         continue
       }

@@ -1,7 +1,7 @@
 import { listValue } from '@duckdb/node-api'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { entityKind } from '../ingest/entity-kinds.js'
-import type { ReferenceLookup } from '../ingest/row-check.js'
+import { modelConfigurationProblems, type ReferenceLookup } from '../ingest/row-check.js'
 import type { EventInput } from '../profiles/evidence.js'
 import { endActiveWorkingHistory } from '../profiles/working-history.js'
 import { SkillEvent, SkillEventQuery } from '../schemas/index.js'
@@ -108,6 +108,13 @@ export async function storeSkillEvents(
         throw errors.badRequest(
           'employee_id: is not a field of a skill event; the employee is named by the path (/employees/{employee_external_id}/skill_events)',
         )
+      }
+      const outdated =
+        body !== null && typeof body === 'object'
+          ? modelConfigurationProblems(kind, body as Record<string, unknown>, tenant.settings)
+          : []
+      if (outdated.length > 0) {
+        throw errors.unprocessable(outdated.map((problem) => `${problem.field}: ${problem.reason}`))
       }
       parseBody(SkillEvent, body, 'a skill event')
       const input = { ...(body as Record<string, unknown>), employee_id: request.employeeId }

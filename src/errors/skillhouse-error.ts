@@ -69,7 +69,7 @@ export class SkillhouseError extends Error {
 
 /** The catalogue: every error skillhouse raises is built here, so titles and wording stay uniform. */
 export const errors = {
-  badRequest: (description: string) => new SkillhouseError(400, description),
+  badRequest: (description: string | string[]) => new SkillhouseError(400, description),
   unauthorized: (description: string) => new SkillhouseError(401, description),
   forbidden: (description: string) => new SkillhouseError(403, description),
   notFound: (kind: string, id: string, hint = 'create it first') =>

@@ -30,6 +30,13 @@ export function checkRow(
   input: unknown,
   context: RowCheckContext,
 ): { record: Record<string, unknown>; problems?: undefined } | { problems: Problem[]; record?: undefined } {
+  // An event type the tenant's model configuration does not allow is named as such even when
+  // the schema does not know it (`dynamic`): the fix is the tenant's, not the row's.
+  const outdated =
+    input !== null && typeof input === 'object'
+      ? modelConfigurationProblems(context.kind, input as Record<string, unknown>, context.settings)
+      : []
+  if (outdated.length > 0) return { problems: outdated }
   const parsed = context.kind.schema.safeParse(input)
   if (!parsed.success) return { problems: zodProblems(parsed.error) }
   const record = parsed.data as Record<string, unknown>
@@ -69,7 +76,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.message
 }
 
-function modelConfigurationProblems(
+/** The model configuration rule of 2.4 and 9.2 for a skill event row. */
+export function modelConfigurationProblems(
   kind: EntityKind,
   record: Record<string, unknown>,
   settings: TenantSettings,

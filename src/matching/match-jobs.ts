@@ -83,7 +83,7 @@ async function prepare(
   }
   const vendor = requireVendor(tenant, query.external_vendor ?? 'vendor_default')
   const language = await resolveVocabLanguage(tenant, vendor, query.vocab_language)
-  const body = parseOr422(JobMatchingRequest, input, JOB_MATCHING_RANGES)
+  const body = parseOr422(JobMatchingRequest, input, JOB_MATCHING_RANGES, '', 'body')
   const features: ScoringFeatures = {
     proficiencyMatching: tenant.settings.features.proficiency_matching,
     useCriticalities: tenant.settings.features.use_criticalities,

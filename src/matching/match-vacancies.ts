@@ -595,7 +595,7 @@ export async function prepareVacancyMatching(
   const parsedQuery = parseOr422(VacancyMatchingQuerySchema, query, VACANCY_MATCHING_RANGES)
   const vendor = requireVendor(tenant, parsedQuery.external_vendor ?? 'vendor_default')
   const language = await resolveVocabLanguage(tenant, vendor, parsedQuery.vocab_language)
-  const parsedBody = parseOr422(VacancyMatchingRequest, body ?? {}, VACANCY_MATCHING_RANGES)
+  const parsedBody = parseOr422(VacancyMatchingRequest, body ?? {}, VACANCY_MATCHING_RANGES, '', 'body')
   const prepared: PreparedVacancyMatching = {
     body: parsedBody,
     query: parsedQuery,

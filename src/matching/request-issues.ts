@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { classifyIssues } from '../entities/input-issues.js'
 import { errors, type SkillhouseError } from '../errors/skillhouse-error.js'
 
 /** A numeric range a field must lie in, for messages that say both ends and what was sent. */
@@ -80,16 +81,25 @@ export function issueMessages(
 
 const article = (expected: string) => (/^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`)
 
-/** Parses `input` with `schema`, or throws one 422 listing every problem. */
+/**
+ * Parses `input` with `schema`, or throws one error listing every problem: a 422 for invalid
+ * values, and for a request body (`part: 'body'`) of the wrong structure (a field missing, of the
+ * wrong JSON type or unknown) a 400, as section 7 tells them apart.
+ */
 export function parseOr422<T extends z.ZodType>(
   schema: T,
   input: unknown,
   ranges: Ranges = {},
   prefix = '',
+  part: 'body' | 'query' = 'query',
 ): z.infer<T> {
   const parsed = schema.safeParse(input, { reportInput: true })
   if (parsed.success) return parsed.data
-  throw errors.unprocessable(issueMessages(parsed.error.issues, ranges, prefix))
+  const messages = issueMessages(parsed.error.issues, ranges, prefix)
+  if (part === 'body' && classifyIssues(parsed.error.issues, input).some((issue) => issue.structural)) {
+    throw errors.badRequest(messages)
+  }
+  throw errors.unprocessable(messages)
 }
 
 /** Collects 422 messages and throws them together, so that a client fixes a request in one go. */

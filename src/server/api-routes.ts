@@ -46,7 +46,12 @@ import {
   getSkillCluster,
   getSubdomain,
   listCustomPropertyDefinitions,
+  listDomains,
+  listSkillClusters,
+  listSkills,
+  listSubdomains,
   skillClusterCount,
+  type TaxonomyListQuery,
   updateDomain,
   updateSkill,
   updateSkillCluster,
@@ -57,6 +62,7 @@ import { resolveVocabLanguage, vocabularyLanguages } from '../taxonomy/vocabular
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import type { Scope } from './access-tokens.js'
 import { SkillEventBatcher } from './skill-event-batcher.js'
+import { webhookRoutes } from './webhook-routes.js'
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 
@@ -73,6 +79,8 @@ export interface RouteContext {
   body(options?: { optional?: boolean }): Promise<unknown>
   /** Runs `work` on the open tenant, one piece of work per tenant at a time. */
   tenant<T>(work: (tenant: OpenTenant) => Promise<T>): Promise<T>
+  /** Runs a batch of skill event writes on the tenant: beside a running derivation, else alone. */
+  skillEventLane<T>(work: (tenant: OpenTenant) => Promise<T>): Promise<T>
   /** Tells the background worker that the tenant's inputs changed: profiles are derived again. */
   changed(): void
   /** The `strict` check of 4.2 for the tenant, prepared once per derivation. Call inside `tenant`. */
@@ -81,7 +89,7 @@ export interface RouteContext {
 
 /** What a handler answers: a status and, unless 204, JSON text already serialised. */
 export interface RouteResult {
-  status: 200 | 202 | 204
+  status: 200 | 201 | 202 | 204
   json?: string
   headers?: Record<string, string>
 }
@@ -93,6 +101,11 @@ export interface ApiRoute {
   path: string
   /** The scope a token needs; by default `read` for GET and `write` for the other methods. */
   scope?: Scope
+  /**
+   * The statuses section 4 lists for the endpoint, where it lists them: an error of a status it
+   * does not list is answered with 400 when that is listed (see `asListedStatus`).
+   */
+  statuses?: readonly number[]
   /** Extra headers of the route's answers (the `Deprecation` of 4.9). */
   headers?: Record<string, string>
   handler: (context: RouteContext) => Promise<RouteResult>
@@ -104,6 +117,19 @@ export interface ApiRoute {
  * the first model configuration it knows to supersede it (MC_2025_Q1_V1).
  */
 export const DEPRECATION_HEADER = { Deprecation: '@1735689600' }
+
+/** The error statuses section 4 lists per endpoint, where it lists them. */
+const LISTED = {
+  createDomain: [400, 401, 403, 405, 409, 503],
+  createSkillEvent: [400, 401, 403, 404, 405, 409, 415, 422, 503],
+  createCompany: [400, 401, 403, 405, 409, 413, 415, 503],
+  previewJobChange: [400, 401, 403, 405, 503],
+  skillGap: [401, 403, 404, 405, 503],
+  orgExport: [400, 401, 403, 405, 503],
+  getSubdomain: [401, 403, 404, 405, 503],
+  customPropertyDefinitions: [403, 405, 503],
+  skillClusterCount: [401, 403, 405, 503],
+} as const satisfies Record<string, readonly number[]>
 
 const ok = (value: unknown): RouteResult => ({ status: 200, json: JSON.stringify(value) })
 const noContent: RouteResult = { status: 204 }
@@ -123,22 +149,25 @@ export function apiRoutes(): ApiRoute[] {
   // Fixed paths before the patterns that would take their last segment for an id
   // (`/taxonomy/subdomains/custom_properties` is not the subdomain `custom_properties`).
   return [
+    ...webhookRoutes(),
     ...customPropertyRoutes(),
     ...taxonomyRoutes(),
     {
       method: 'GET',
       path: '/skill_clusters/metrics/count',
+      statuses: LISTED.skillClusterCount,
       headers: DEPRECATION_HEADER,
       handler: async (context) => ok(await context.tenant((tenant) => skillClusterCount(tenant))),
     },
     {
       method: 'POST',
       path: '/employees/:employee_external_id/skill_events',
+      statuses: LISTED.createSkillEvent,
       handler: async (context) => {
         const body = await context.body()
         const stored = await skillEvents.submit(
           context.tenantName,
-          context.tenant,
+          context.skillEventLane,
           {
             employeeId: context.params.employee_external_id ?? '',
             body,
@@ -157,6 +186,7 @@ export function apiRoutes(): ApiRoute[] {
     {
       method: 'GET',
       path: '/employees/:employee_external_id/vacancies/:vacancy_external_id/gap',
+      statuses: LISTED.skillGap,
       handler: async (context) =>
         ok(
           await context.tenant((tenant) =>
@@ -175,6 +205,7 @@ export function apiRoutes(): ApiRoute[] {
     {
       method: 'GET',
       path: '/organisational_units/export',
+      statuses: LISTED.orgExport,
       handler: async (context) => {
         const result = await context.tenant((tenant) =>
           exportOrganisation(tenant, {
@@ -190,6 +221,7 @@ export function apiRoutes(): ApiRoute[] {
     {
       method: 'POST',
       path: '/job_architecture/changes/preview',
+      statuses: LISTED.previewJobChange,
       handler: async (context) => {
         const body = await context.body()
         const result = await context.tenant((tenant) => previewJobChange(tenant, body))
@@ -331,6 +363,10 @@ interface LevelOperations {
     id: string,
     options: { external_vendor?: string | undefined },
   ) => Promise<unknown>
+  list: (tenant: OpenTenant, query: TaxonomyListQuery) => Promise<unknown>
+  /** The statuses section 4 lists for creating (4.1) and getting (4.7) a record of the level. */
+  createStatuses?: readonly number[]
+  getStatuses?: readonly number[]
   /** Whether a change alters what derivation extracts (skills do; the levels above them do not). */
   derives: boolean
 }
@@ -345,6 +381,8 @@ const LEVELS: LevelOperations[] = [
     get: getDomain,
     update: updateDomain,
     remove: deleteDomain,
+    list: listDomains,
+    createStatuses: LISTED.createDomain,
     derives: false,
   },
   {
@@ -356,6 +394,8 @@ const LEVELS: LevelOperations[] = [
     get: getSubdomain,
     update: updateSubdomain,
     remove: deleteSubdomain,
+    list: listSubdomains,
+    getStatuses: LISTED.getSubdomain,
     derives: false,
   },
   {
@@ -367,6 +407,7 @@ const LEVELS: LevelOperations[] = [
     get: getSkillCluster,
     update: updateSkillCluster,
     remove: deleteSkillCluster,
+    list: listSkillClusters,
     derives: false,
   },
   {
@@ -378,6 +419,7 @@ const LEVELS: LevelOperations[] = [
     get: (tenant, id, options) => getSkill(tenant, id, options.external_vendor ?? DEFAULT_VENDOR, options),
     update: updateSkill,
     remove: deleteSkill,
+    list: listSkills,
     derives: true,
   },
 ]
@@ -409,6 +451,7 @@ function taxonomyRoutes(): ApiRoute[] {
       {
         method: 'POST',
         path: level.path,
+        ...(level.createStatuses ? { statuses: level.createStatuses } : {}),
         handler: async (context) => {
           const body = checked(level.schema, await context.body(), level.what)
           await context.tenant((tenant) => level.create(tenant, body, { external_vendor: vendorOf(context) }))
@@ -418,7 +461,24 @@ function taxonomyRoutes(): ApiRoute[] {
       },
       {
         method: 'GET',
+        path: level.path,
+        handler: async (context) =>
+          ok(
+            await context.tenant((tenant) =>
+              level.list(tenant, {
+                starting_after: context.query('starting_after'),
+                limit: context.query('limit'),
+                external_vendor: vendorOf(context),
+                include: context.queries('include'),
+                vocab_language: context.query('vocab_language'),
+              }),
+            ),
+          ),
+      },
+      {
+        method: 'GET',
         path: `${level.path}/:external_id`,
+        ...(level.getStatuses ? { statuses: level.getStatuses } : {}),
         handler: async (context) =>
           ok(
             await context.tenant((tenant) =>
@@ -466,6 +526,7 @@ function customPropertyRoutes(): ApiRoute[] {
     {
       method: 'GET',
       path: `/${entityType}/custom_properties`,
+      statuses: LISTED.customPropertyDefinitions,
       handler: async (context) =>
         ok(await context.tenant((tenant) => listCustomPropertyDefinitions(tenant, entityType))),
     },
@@ -490,6 +551,7 @@ function collectionRoutes(collection: EntityCollection): ApiRoute[] {
     {
       method: 'POST',
       path: base,
+      ...(collection.path === 'companies' ? { statuses: LISTED.createCompany } : {}),
       handler: async (context) => {
         const body = await context.body()
         await context.tenant((tenant) => createEntity(tenant, collection, body))

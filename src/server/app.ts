@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto'
 import { type Context, Hono } from 'hono'
 import type { StrictCheck } from '../entities/skill-event-store.js'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { type DeliveryDependencies, WebhookDeliveryLoop } from '../events/webhook-delivery.js'
 import { deriveProfiles } from '../profiles/derive.js'
 import { strictCheck } from '../profiles/strict-check.js'
-import { LIMITS } from '../schemas/index.js'
+import { LIMITS, type WebhookDeliverySettings } from '../schemas/index.js'
 import {
   type AccessClaims,
   insufficientScope,
@@ -12,6 +13,7 @@ import {
   jwksTokenVerifier,
   localTokenVerifier,
   missingToken,
+  rememberVerified,
   type Scope,
   type TokenVerifier,
 } from './access-tokens.js'
@@ -36,6 +38,12 @@ export interface AppOptions {
   /** Debounce of the background derivation (ms): quiet time, and longest wait under a steady stream. */
   deriveDelayMs?: number
   deriveMaxDelayMs?: number
+  /** Webhook delivery: attempts before an event is dead, backoff base and cap, timeout per attempt. */
+  webhookDelivery?: Partial<WebhookDeliverySettings>
+  /** How often the background delivery looks for due webhook deliveries (ms); default 1000. */
+  deliveryIntervalMs?: number
+  /** The HTTP client and clock of webhook delivery (tests). */
+  deliveryDependencies?: DeliveryDependencies
 }
 
 /** The application and what it holds open, for the server to stop in order. */
@@ -43,10 +51,16 @@ export interface SkillhouseApp {
   app: Hono<AppEnv>
   pool: TenantPool
   worker: ProfileWorker
+  /** The background delivery of the outbox to webhook subscriptions. */
+  deliveries: WebhookDeliveryLoop
   routes: readonly ApiRoute[]
   /** Starts answering 503 on /healthz: the server is draining. */
   drain(): void
-  /** Stops the background worker (its running derivation finishes), then checkpoints and closes every database. */
+  /**
+   * Stops the background worker (its running derivation finishes) and the webhook delivery (the
+   * requests it has in flight are answered or time out, and are recorded), then checkpoints and
+   * closes every database.
+   */
   close(): Promise<void>
 }
 
@@ -79,17 +93,27 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     ? undefined
     : (options.signingKey ?? (await loadOrCreateSigningKey(options.dataDir)))
   const verifier: TokenVerifier = options.jwks
-    ? jwksTokenVerifier(options.jwks)
-    : localTokenVerifier(signingKey as SigningKey)
+    ? rememberVerified(jwksTokenVerifier(options.jwks))
+    : rememberVerified(localTokenVerifier(signingKey as SigningKey))
   const strictChecks = new Map<string, Promise<StrictCheck>>()
   let worker: ProfileWorker | undefined
   const pool = new TenantPool(options.dataDir, (tenant) => worker?.schedule(tenant))
+  const deliveries = new WebhookDeliveryLoop({
+    tenants: () => pool.openTenants(),
+    access: (tenant) => (work) => pool.use(tenant, work),
+    ...(options.webhookDelivery ? { settings: options.webhookDelivery } : {}),
+    ...(options.deliveryIntervalMs !== undefined ? { intervalMs: options.deliveryIntervalMs } : {}),
+    ...options.deliveryDependencies,
+    log: (entry) => log({ ...entry, level: entry.msg === 'webhook delivery failed' ? 'error' : 'info' }),
+  })
   worker = new ProfileWorker({
     derive: (tenant) =>
-      pool.use(tenant, async (open) => {
+      pool.useForDerivation(tenant, async (open) => {
         const result = await deriveProfiles({ tenant: open })
         // Job and course profiles may have changed: the strict check is prepared again.
         strictChecks.delete(tenant)
+        // The derivation's events are committed: off they go to the webhooks.
+        deliveries.nudge(tenant)
         return {
           vendors: result.vendors.map((vendor) => ({
             vendor: vendor.external_vendor,
@@ -102,6 +126,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     log: (entry) => log({ ...entry, level: entry.msg === 'derive failed' ? 'error' : 'info' }),
   })
   const routes = apiRoutes()
+  deliveries.start()
   const TOP_LEVEL = topLevel(signingKey !== undefined)
   let draining = false
   const app = new Hono<AppEnv>()
@@ -186,8 +211,22 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     return next()
   })
 
+  // A path of a route without parameters names that resource, never an item of a collection
+  // beside it: DELETE /employees/custom_properties is a method the definitions do not take (405),
+  // not the deletion of an employee called `custom_properties`.
+  const literal = routes
+    .filter((route) => !route.path.includes(':'))
+    .map((route) => ({ method: route.method, pattern: compile(`/:tenant/:region${route.path}`) }))
+  const literalMethods = (path: string) =>
+    METHOD_ORDER.filter((method) =>
+      literal.some((candidate) => candidate.method === method && candidate.pattern.test(path)),
+    )
   for (const route of routes) {
     app.on(route.method, `/:tenant/:region${route.path}`, async (c) => {
+      if (route.path.includes(':')) {
+        const allowed = literalMethods(c.req.path)
+        if (allowed.length > 0) throw errors.methodNotAllowed(c.req.method, c.req.path, allowed)
+      }
       const needed: Scope = route.scope ?? (route.method === 'GET' ? 'read' : 'write')
       const claims = c.get('claims')
       if (!claims.scopes.includes(needed)) {
@@ -204,6 +243,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         queries: (name) => c.req.queries(name) ?? [],
         body: (bodyOptions) => readJson(c.req.raw, { limit: bodyLimit, ...bodyOptions }),
         tenant: (work) => pool.use(tenant, work),
+        skillEventLane: (work) => pool.useForSkillEvents(tenant, work),
         changed: () => worker?.schedule(tenant),
         strictCheck: (open) => {
           let check = strictChecks.get(tenant)
@@ -215,7 +255,11 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
           return check
         },
       }
-      const result = await route.handler(context)
+      const result = await route.handler(context).catch((error: unknown) => {
+        throw asListedStatus(route, error)
+      })
+      // A change may have appended events (taxonomy operations do): deliver them now, not at the next look.
+      if (route.method !== 'GET') deliveries.nudge(tenant)
       const headers = { ...route.headers, ...result.headers }
       if (result.status === 204) return c.body(null, 204, headers)
       return jsonResponse(result.json ?? 'null', result.status, headers)
@@ -228,9 +272,13 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   ]
   app.notFound((c) => {
     const path = c.req.path
-    const allowed = METHOD_ORDER.filter((method) =>
-      patterns.some((candidate) => candidate.method === method && candidate.pattern.test(path)),
-    )
+    const named = literalMethods(path)
+    const allowed =
+      named.length > 0
+        ? named
+        : METHOD_ORDER.filter((method) =>
+            patterns.some((candidate) => candidate.method === method && candidate.pattern.test(path)),
+          )
     if (allowed.length > 0) return errorResponse(errors.methodNotAllowed(c.req.method, path, allowed))
     return errorResponse(
       new SkillhouseError(
@@ -244,6 +292,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     app,
     pool,
     worker,
+    deliveries,
     routes,
     drain: () => {
       draining = true
@@ -251,9 +300,23 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     close: async () => {
       draining = true
       await worker?.stop()
+      await deliveries.stop()
       await pool.close()
     },
   }
+}
+
+/**
+ * An error as the endpoint's list of section 4 has it: where an endpoint lists 400 but not the
+ * status of the error, an invalid value (422), another content type (415) or a record the body
+ * names that does not exist (404) is a request "not structured correctly" (400). 413 stays: the
+ * body limit is the server's, the same for every endpoint.
+ */
+function asListedStatus(route: ApiRoute, error: unknown): unknown {
+  if (!(error instanceof SkillhouseError) || !route.statuses) return error
+  if (route.statuses.includes(error.status) || !route.statuses.includes(400)) return error
+  if (error.status !== 422 && error.status !== 415 && error.status !== 404) return error
+  return new SkillhouseError(400, error.descriptions, error.headers)
 }
 
 /** A hono path as a regular expression over request paths (`:name` is one segment). */

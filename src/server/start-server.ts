@@ -24,8 +24,9 @@ export interface RunningServer {
   app: SkillhouseApp
   /**
    * Graceful shutdown: stops accepting connections, lets the requests in flight finish (up to the
-   * shutdown timeout), stops the background worker after its running derivation, then checkpoints
-   * and closes every tenant database. Safe to call more than once.
+   * shutdown timeout), stops the background worker after its running derivation and the webhook
+   * delivery after the requests it has in flight (each bounded by the attempt timeout), then
+   * checkpoints and closes every tenant database. Safe to call more than once.
    */
   close(): Promise<void>
 }

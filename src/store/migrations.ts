@@ -215,6 +215,36 @@ CREATE TABLE job_change_previews (
 );
 `,
   },
+  {
+    version: 7,
+    name: 'webhook subscriptions and their delivery log',
+    sql: `
+CREATE TABLE webhook_subscriptions (
+  id VARCHAR PRIMARY KEY,
+  url VARCHAR NOT NULL,
+  event_types VARCHAR[] NOT NULL,
+  status VARCHAR NOT NULL,
+  cursor_seq BIGINT NOT NULL,
+  created_at TIMESTAMP NOT NULL,
+  removed_at TIMESTAMP
+);
+CREATE TABLE webhook_deliveries (
+  subscription_id VARCHAR NOT NULL,
+  outbox_seq BIGINT NOT NULL,
+  event_id VARCHAR NOT NULL,
+  event_type VARCHAR NOT NULL,
+  state VARCHAR NOT NULL,
+  attempts INTEGER NOT NULL,
+  last_status INTEGER,
+  last_error VARCHAR,
+  next_attempt_at TIMESTAMP,
+  created_at TIMESTAMP NOT NULL,
+  updated_at TIMESTAMP NOT NULL,
+  delivered_at TIMESTAMP,
+  PRIMARY KEY (subscription_id, outbox_seq)
+);
+`,
+  },
 ]
 
 export const LATEST_SCHEMA_VERSION = Math.max(0, ...MIGRATIONS.map((migration) => migration.version))

@@ -10,7 +10,7 @@ import {
   type TaxonomyOperationType,
 } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import { type EventContext, isoTime, parseInput, timestampValue } from './taxonomy-tenant.js'
+import { type EventContext, isoTime, parseRequestBody, timestampValue } from './taxonomy-tenant.js'
 
 /** CloudEvent types of section 6.2 that the taxonomy sends. */
 export const TAXONOMY_EVENT_TYPES = {
@@ -103,7 +103,7 @@ export async function listTaxonomyChanges(
   database: TenantDatabase,
   request: unknown = {},
 ): Promise<TaxonomyChangesPage> {
-  const query = parseInput(TaxonomyChangesRequest, request, 'the taxonomy changes request')
+  const query = parseRequestBody(TaxonomyChangesRequest, request, 'the taxonomy changes request')
   const conditions: string[] = []
   const params: DuckDBValue[] = []
   const bind = (value: DuckDBValue) => {

@@ -1,5 +1,6 @@
 import { type DuckDBValue, listValue } from '@duckdb/node-api'
 import type { z } from 'zod'
+import { parseQuery } from '../entities/input-issues.js'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import {
   type CollectionMetric,
@@ -13,6 +14,7 @@ import {
   DomainPatch,
   type DomainResponse,
   type ExternalVendor,
+  PageQuery,
   type PropertyType,
   Skill,
   SkillCluster,
@@ -821,4 +823,80 @@ export async function listCustomPropertyDefinitions(
     [type],
   )
   return rows.map((row) => ({ property_name: row.property_name, property_type: row.property_type }))
+}
+
+/** A page of a taxonomy collection, the resource pattern's list answer (CONTRACT.md). */
+export interface TaxonomyPage<T> {
+  records: T[]
+  has_next: boolean
+  next_starting_after: string | null
+}
+
+/** The query of a taxonomy list: the page, and what a GET of one record takes. */
+export interface TaxonomyListQuery {
+  starting_after?: string | undefined
+  limit?: string | undefined
+  external_vendor?: string | undefined
+  vocab_language?: string | undefined
+  include?: readonly string[] | undefined
+}
+
+/**
+ * One page of a taxonomy level or of the skills of a vendor, in external_id order: each record
+ * exactly as its GET answers it (`getDomain`, `getSkill`, …), so that a list and a read agree.
+ */
+async function listLevel<T>(
+  tenant: TaxonomyTenant,
+  table: 'domains' | 'subdomains' | 'skill_clusters' | 'skills',
+  query: TaxonomyListQuery,
+  read: (vendor: ExternalVendor, id: string) => Promise<T>,
+): Promise<TaxonomyPage<T>> {
+  const page = parseQuery(PageQuery, { starting_after: query.starting_after, limit: query.limit })
+  const vendor = requireVendor(tenant, query.external_vendor)
+  // The table name comes from the fixed union above, never from the request.
+  const rows = await tenant.database.all<{ external_id: string }>(
+    `SELECT DISTINCT external_id FROM ${table}
+      WHERE external_vendor = $1 AND ($2::VARCHAR IS NULL OR external_id > $2)
+      ORDER BY external_id LIMIT $3`,
+    [vendor, page.starting_after ?? null, page.limit + 1],
+  )
+  const ids = rows.slice(0, page.limit).map((row) => row.external_id)
+  const records: T[] = []
+  for (const id of ids) records.push(await read(vendor, id))
+  const has_next = rows.length > page.limit
+  return { records, has_next, next_starting_after: has_next ? (ids.at(-1) ?? null) : null }
+}
+
+const getOptions = (query: TaxonomyListQuery, vendor: ExternalVendor): TaxonomyGetOptions => ({
+  external_vendor: vendor,
+  ...(query.include ? { include: query.include } : {}),
+})
+
+/** `GET /taxonomy/domains`: a page of the Domains of a vendor's taxonomy. */
+export function listDomains(tenant: TaxonomyTenant, query: TaxonomyListQuery) {
+  return listLevel(tenant, 'domains', query, (vendor, id) => getDomain(tenant, id, getOptions(query, vendor)))
+}
+
+/** `GET /taxonomy/subdomains`: a page of the Subdomains. */
+export function listSubdomains(tenant: TaxonomyTenant, query: TaxonomyListQuery) {
+  return listLevel(tenant, 'subdomains', query, (vendor, id) =>
+    getSubdomain(tenant, id, getOptions(query, vendor)),
+  )
+}
+
+/** `GET /taxonomy/skill_clusters`: a page of the Skill Clusters. */
+export function listSkillClusters(tenant: TaxonomyTenant, query: TaxonomyListQuery) {
+  return listLevel(tenant, 'skill_clusters', query, (vendor, id) =>
+    getSkillCluster(tenant, id, getOptions(query, vendor)),
+  )
+}
+
+/** `GET /taxonomy/skills`: a page of the vendor's Skills, the vocabulary's and the custom ones. */
+export function listSkills(tenant: TaxonomyTenant, query: TaxonomyListQuery) {
+  return listLevel(tenant, 'skills', query, (vendor, id) =>
+    getSkill(tenant, id, vendor, {
+      vocab_language: query.vocab_language,
+      ...(query.include ? { include: query.include } : {}),
+    }),
+  )
 }

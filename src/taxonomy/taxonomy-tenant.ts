@@ -1,5 +1,6 @@
 import { DuckDBTimestampValue } from '@duckdb/node-api'
 import type { z } from 'zod'
+import { classifyIssues } from '../entities/input-issues.js'
 import { errors } from '../errors/skillhouse-error.js'
 import { type ExternalVendor, type TenantSettings, VENDORS } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
@@ -61,6 +62,17 @@ export function parseInput<T extends z.ZodType>(
   const parsed = schema.safeParse(input)
   if (parsed.success) return parsed.data
   throw errors.unprocessable(describeIssues(parsed.error.issues, what, prefix))
+}
+
+/** `parseInput` for a request body: a wrong structure (section 7's 400) is told from invalid values (422). */
+export function parseRequestBody<T extends z.ZodType>(schema: T, input: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(input)
+  if (parsed.success) return parsed.data
+  const messages = describeIssues(parsed.error.issues, what)
+  if (classifyIssues(parsed.error.issues, input).some((issue) => issue.structural)) {
+    throw errors.badRequest(messages)
+  }
+  throw errors.unprocessable(messages)
 }
 
 /** One message per zod issue, each starting with the field path it concerns. */

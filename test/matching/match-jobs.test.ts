@@ -407,7 +407,7 @@ describe('job matching pages, filters and errors', () => {
     }
   })
 
-  it('answers 422 for filters and weights of the wrong kind and for unknown properties', async () => {
+  it('answers 422 for filters and weights of the wrong kind and for unknown properties, 400 for a missing list', async () => {
     await expect(
       matchJobs(fixture.tenant, body({ filters: [{ filter: 'max_geo_distance', max_geo_distance: 10 }] })),
     ).rejects.toMatchObject({
@@ -471,8 +471,9 @@ describe('job matching pages, filters and errors', () => {
       status: 422,
       descriptions: [expect.stringMatching(/^filters\[0\]: custom_property_equal cannot compare/)],
     })
+    // A missing field is a body of the wrong structure (section 7): 400, named all the same.
     await expect(matchJobs(fixture.tenant, { weights: [] })).rejects.toMatchObject({
-      status: 422,
+      status: 400,
       descriptions: ['filters: is required (array)'],
     })
   })

@@ -1,0 +1,26 @@
+import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { listSubscriptions } from '../../src/events/webhook-subscriptions.js'
+import type { WebhookSubscriptionList } from '../../src/schemas/index.js'
+import { withTenant } from '../../src/tenants/tenant-service.js'
+
+export default class WebhookList extends SkillhouseCommand {
+  static override summary = 'List the webhook subscriptions of a tenant with their delivery counts'
+  static override examples = ['<%= config.bin %> webhook list', '<%= config.bin %> webhook list --json']
+  static override flags = { tenant: tenantFlag }
+
+  async run(): Promise<WebhookSubscriptionList> {
+    const { flags } = await this.parse(WebhookList)
+    const records = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
+      listSubscriptions(tenant.database),
+    )
+    if (records.length === 0) this.log('No webhook subscriptions: add one with `skillhouse webhook add URL`.')
+    for (const subscription of records) {
+      const { pending, delivered, dead } = subscription.deliveries
+      const types = subscription.event_types.length ? subscription.event_types.join(',') : 'all'
+      this.log(
+        `${subscription.id}\t${subscription.url}\t${types}\tdelivered ${delivered}, pending ${pending}, dead ${dead}\tsince ${subscription.created_at}`,
+      )
+    }
+    return { records }
+  }
+}

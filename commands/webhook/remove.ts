@@ -1,0 +1,24 @@
+import { Args } from '@oclif/core'
+import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { removeSubscription } from '../../src/events/webhook-subscriptions.js'
+import { withTenant } from '../../src/tenants/tenant-service.js'
+
+export default class WebhookRemove extends SkillhouseCommand {
+  static override summary = 'Remove a webhook subscription'
+  static override description =
+    'Nothing more is sent to it, its pending events included. An id that is not an active subscription fails (exit 1).'
+  static override examples = ['<%= config.bin %> webhook remove wh_0123456789abcdef01234567']
+  static override args = {
+    id: Args.string({ description: 'the subscription to remove (see `webhook list`)', required: true }),
+  }
+  static override flags = { tenant: tenantFlag }
+
+  async run(): Promise<{ id: string; removed: true }> {
+    const { args, flags } = await this.parse(WebhookRemove)
+    await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
+      removeSubscription(tenant.database, args.id),
+    )
+    this.log(`Removed ${args.id}`)
+    return { id: args.id, removed: true }
+  }
+}

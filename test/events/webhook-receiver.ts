@@ -1,0 +1,89 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { type CloudEvent, HTTP } from 'cloudevents'
+
+/** One request a receiver got, the CloudEvent it carried, and the status it answered. */
+export interface ReceivedRequest {
+  headers: IncomingHttpHeaders
+  body: string
+  event: CloudEvent<unknown>
+  status: number
+}
+
+/**
+ * Decides the answer to a request: a status, or `hang` to never answer (a consumer that times
+ * out). Gets the event and the number of requests received before it.
+ */
+export type Answer = (event: CloudEvent<unknown>, index: number) => number | 'hang'
+
+/**
+ * A real webhook consumer on a free loopback port (node:http): it parses every request as a
+ * structured-mode CloudEvent with the SDK and answers as `answer` says.
+ */
+export class WebhookReceiver {
+  readonly requests: ReceivedRequest[] = []
+  private readonly hanging = new Set<ServerResponse>()
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    public answer: Answer,
+  ) {}
+
+  static async start(answer: Answer = () => 200, path = '/hooks'): Promise<WebhookReceiver> {
+    let receiver: WebhookReceiver | undefined
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = []
+      request.on('data', (chunk: Buffer) => chunks.push(chunk))
+      request.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8')
+        const event = HTTP.toEvent({ headers: request.headers, body }) as CloudEvent<unknown>
+        const self = receiver as WebhookReceiver
+        const status = self.answer(event, self.requests.length)
+        self.requests.push({
+          headers: request.headers,
+          body,
+          event,
+          status: status === 'hang' ? 0 : status,
+        })
+        if (status === 'hang') {
+          self.hanging.add(response)
+          return
+        }
+        response.writeHead(status, { 'content-type': 'text/plain' })
+        response.end(status >= 300 ? `refused with ${status}` : 'ok')
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    receiver = new WebhookReceiver(server, `http://127.0.0.1:${port}${path}`, answer)
+    return receiver
+  }
+
+  /** The events other than health checks. */
+  events(): ReceivedRequest[] {
+    return this.requests.filter((request) => request.event.type !== 'ai.vendor.health_check')
+  }
+
+  /** Ids of the events answered with a 2XX. */
+  acknowledgedIds(): string[] {
+    return this.events()
+      .filter((request) => request.status >= 200 && request.status < 300)
+      .map((request) => request.event.id)
+  }
+
+  async close(): Promise<void> {
+    for (const response of this.hanging) response.destroy()
+    this.server.closeAllConnections()
+    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+  }
+}
+
+/** A loopback URL where nothing listens: a port that was free a moment ago. */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return `http://127.0.0.1:${port}/hooks`
+}
