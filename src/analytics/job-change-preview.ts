@@ -2,45 +2,26 @@ import { createHash } from 'node:crypto'
 import { listValue } from '@duckdb/node-api'
 import type { z } from 'zod'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
-import { DEFAULT_VENDOR, JobChangePreviewRequest, type VocabLanguage } from '../schemas/index.js'
+import {
+  DEFAULT_VENDOR,
+  type JobChangePreview,
+  JobChangePreviewRequest,
+  type VocabLanguage,
+} from '../schemas/index.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { describeIssues, isoTime, type TaxonomyTenant, timestampValue } from '../taxonomy/taxonomy-tenant.js'
 import {
   type DescriptionInputs,
   type DescriptionJob,
-  type DescriptionSection,
   type DescriptionSkill,
   defaultLanguage,
   generateJobDescription,
   type OutputLanguage,
   resolveSections,
-  type SectionName,
   understandInstructions,
 } from './job-description.js'
 
-/** A stored Job change preview, as `getJobChangePreview` returns it. */
-export interface JobChangePreview {
-  change_id: string
-  change_type: 'add_job_description'
-  job_id: string
-  status: 'previewed'
-  created_at: string
-  /** Language the description is written in; skill names come from the vocabulary in it. */
-  language: OutputLanguage
-  title: string
-  /** The generated job description as Markdown. */
-  job_description: string
-  sections: DescriptionSection[]
-  /** The request's context as it was applied: sections resolved, defaults filled in. */
-  context: {
-    instructions: string | null
-    reference_job_ids: string[]
-    sections_to_include: SectionName[]
-    use_internal_job_data: boolean
-  }
-  /** What of `instructions` changed the text (language, length), quoting the words read. */
-  instructions_applied: string[]
-}
+export type { JobChangePreview } from '../schemas/index.js'
 
 /** zod issue codes that mean the body is shaped wrongly (400), as opposed to holding a bad value (422). */
 const STRUCTURE_CODES = new Set([

@@ -1,24 +1,20 @@
 import { errors } from '../errors/skillhouse-error.js'
 import { detectTextLanguage } from '../extraction/detect-language.js'
+import {
+  type JobDescriptionSection,
+  OUTPUT_LANGUAGES,
+  type OutputLanguage,
+  SECTION_NAMES,
+  type SectionName,
+} from '../schemas/index.js'
 
 /**
  * Generation of a job description from skill profiles and job architecture data: plain data in,
  * plain data out, no clock, no randomness, no network. The same inputs always give the same text.
  */
 
-/** Languages a description is written in; skill names come from the vocabulary in that language. */
-export const OUTPUT_LANGUAGES = ['en', 'nl', 'fr', 'de'] as const
-export type OutputLanguage = (typeof OUTPUT_LANGUAGES)[number]
-
-/** Sections a description can have, in the order used when a request names none. */
-export const SECTION_NAMES = [
-  'summary',
-  'responsibilities',
-  'requirements',
-  'nice_to_have',
-  'about_the_team',
-] as const
-export type SectionName = (typeof SECTION_NAMES)[number]
+// The output languages and section names are part of the API (a preview's response): their schema holds them.
+export { OUTPUT_LANGUAGES, type OutputLanguage, SECTION_NAMES, type SectionName }
 
 /** How long the description is: bullets per section and sentences quoted per paragraph. */
 export type DescriptionLength = 'short' | 'standard' | 'long'
@@ -59,12 +55,7 @@ export interface DescriptionOptions {
   useInternalJobData: boolean
 }
 
-export interface DescriptionSection {
-  section: SectionName
-  heading: string
-  paragraphs: string[]
-  bullets: string[]
-}
+export type DescriptionSection = JobDescriptionSection
 
 export interface GeneratedDescription {
   language: OutputLanguage

@@ -1,6 +1,12 @@
 import { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
-import { ExternalVendor, type VocabLanguage } from '../schemas/index.js'
+import {
+  ExternalVendor,
+  type JobFamilyProfileHierarchy,
+  type JobFamilyProfileList,
+  type JobFamilySkillEntry,
+  type VocabLanguage,
+} from '../schemas/index.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
@@ -24,45 +30,11 @@ export const JobFamilyProfileQuery = z.strictObject({
 })
 export type JobFamilyProfileQuery = z.input<typeof JobFamilyProfileQuery>
 
-/** An entry of `skills` (2.11) with the include options' fields. */
-export interface JobFamilySkillEntry {
-  skill: string
-  skill_id: string
-  skill_types: { skill_type: string }[]
-  domain_name: string | null
-  validation_state: 'validated' | 'suggested'
-  source_data: { external_id: string; source_data_type: 'job_family_profile_data' | 'job_profile_data' }[]
-  governed_proficiency_level?: number | null
-  inferred_proficiency_level?: number | null
-  governed_proficiency_float?: number | null
-  inferred_proficiency_float?: number | null
-  governed_critical?: boolean | null
-  inferred_critical?: boolean | null
-  properties?: Record<string, unknown>
-}
-
-export interface JobFamilyProfileList {
-  external_id: string
-  skills: JobFamilySkillEntry[]
-}
-
-/** The hierarchy format (not shown in the spec): skills grouped by domain, subdomain and cluster. */
-export interface JobFamilyProfileHierarchy {
-  external_id: string
-  domains: {
-    domain_id: string | null
-    domain_name: string | null
-    subdomains: {
-      subdomain_id: string | null
-      subdomain_name: string | null
-      skill_clusters: {
-        skill_cluster_id: string | null
-        skill_cluster_name: string | null
-        skills: JobFamilySkillEntry[]
-      }[]
-    }[]
-  }[]
-}
+export type {
+  JobFamilyProfileHierarchy,
+  JobFamilyProfileList,
+  JobFamilySkillEntry,
+} from '../schemas/index.js'
 
 interface Row {
   skill_id: string

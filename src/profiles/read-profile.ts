@@ -1,5 +1,5 @@
 import { errors } from '../errors/skillhouse-error.js'
-import type { ExternalVendor, VocabLanguage } from '../schemas/index.js'
+import type { ExternalVendor, SkillProfileResponse, VocabLanguage } from '../schemas/index.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 
@@ -11,25 +11,7 @@ const TABLES: Record<ProfileOwner, { table: string; kind: string }> = {
   course: { table: 'courses', kind: 'course' },
 }
 
-export interface SkillProfileResponse {
-  external_id: string
-  external_vendor: ExternalVendor
-  version: number
-  computed_at: string | null
-  skills: {
-    skill_id: string
-    skill: string
-    skill_types: { skill_type: string }[]
-    domain_name: string | null
-    validation_state: 'validated' | 'suggested'
-    proficiency_level: number | null
-    proficiency_float: number | null
-    critical: boolean | null
-    first_seen: string | null
-    last_seen: string | null
-    evidence: { external_id: string; event_type: string }[]
-  }[]
-}
+export type { SkillProfileResponse } from '../schemas/index.js'
 
 /**
  * The Skill Profile of an employee, job or course as the API returns it (4.13 endpoints and

@@ -6,8 +6,8 @@ import { ExternalVendor } from './vendors.js'
 
 /**
  * Schemas of the taxonomy operations (create/get/update/delete of Domains, Subdomains, Skill
- * Clusters and custom Skills), of vocabulary imports and of the outbox's CloudEvents: what the
- * CLI and the server accept and answer beyond the spec's own records in taxonomy.ts.
+ * Clusters and custom Skills) and of vocabulary imports: what the CLI and the server accept and
+ * answer beyond the spec's own records in taxonomy.ts.
  */
 
 /** Optional attributes of a taxonomy GET (4.7); CONTRACT.md names the query parameter `include`. */
@@ -120,31 +120,3 @@ export const TaxonomyImportSummary = z.object({
   seconds: z.number().min(0),
 })
 export type TaxonomyImportSummary = z.infer<typeof TaxonomyImportSummary>
-
-/*
- * Events of the outbox. They sit here until the events concern has a schema file of its own.
- */
-
-/** A structured-mode CloudEvent 1.0 as the outbox exports and delivers it (section 6.1). */
-export const OutboxCloudEvent = z.object({
-  specversion: z.literal('1.0'),
-  id: z.string().min(1),
-  type: z.string().min(1),
-  source: z.string().min(1),
-  time: Timestamp,
-  datacontenttype: z.literal('application/json'),
-  subject: z.string().optional(),
-  data: z.record(z.string(), z.unknown()),
-})
-export type OutboxCloudEvent = z.infer<typeof OutboxCloudEvent>
-
-/** `--since` of `events export`: an ISO 8601 date or a date-time with an offset. */
-export const EventsSince = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
-  error: 'must be an ISO 8601 date (YYYY-MM-DD) or date-time (YYYY-MM-DDThh:mm:ssZ)',
-})
-
-export const EventsExportOptions = z.strictObject({
-  since: EventsSince.optional(),
-  out: z.string().min(1).optional(),
-})
-export type EventsExportOptions = z.input<typeof EventsExportOptions>

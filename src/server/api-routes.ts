@@ -131,6 +131,18 @@ const LISTED = {
   skillClusterCount: [401, 403, 405, 503],
 } as const satisfies Record<string, readonly number[]>
 
+/**
+ * The status a route answers for an error of `status` its handler raised: where section 4 lists
+ * 400 for the endpoint but not that status, an invalid value (422), another content type (415) or
+ * a record the body names that does not exist (404) is a request "not structured correctly" (400).
+ * 413 stays: the body limit is the server's, the same for every endpoint.
+ */
+export function answeredStatus(route: Pick<ApiRoute, 'statuses'>, status: number): number {
+  const listed = route.statuses
+  if (!listed || listed.includes(status) || !listed.includes(400)) return status
+  return status === 422 || status === 415 || status === 404 ? 400 : status
+}
+
 const ok = (value: unknown): RouteResult => ({ status: 200, json: JSON.stringify(value) })
 const noContent: RouteResult = { status: 204 }
 

@@ -17,7 +17,7 @@ import {
   type Scope,
   type TokenVerifier,
 } from './access-tokens.js'
-import { type ApiRoute, apiRoutes, type Method, type RouteContext } from './api-routes.js'
+import { type ApiRoute, answeredStatus, apiRoutes, type Method, type RouteContext } from './api-routes.js'
 import { asSkillhouseError, errorResponse, jsonResponse, mediaType, readJson, readText } from './http-io.js'
 import { issueClientToken, type TokenRequest } from './oauth-clients.js'
 import { ProfileWorker } from './profile-worker.js'
@@ -306,17 +306,11 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   }
 }
 
-/**
- * An error as the endpoint's list of section 4 has it: where an endpoint lists 400 but not the
- * status of the error, an invalid value (422), another content type (415) or a record the body
- * names that does not exist (404) is a request "not structured correctly" (400). 413 stays: the
- * body limit is the server's, the same for every endpoint.
- */
+/** An error as the endpoint's list of section 4 has it (`answeredStatus`). */
 function asListedStatus(route: ApiRoute, error: unknown): unknown {
-  if (!(error instanceof SkillhouseError) || !route.statuses) return error
-  if (route.statuses.includes(error.status) || !route.statuses.includes(400)) return error
-  if (error.status !== 422 && error.status !== 415 && error.status !== 404) return error
-  return new SkillhouseError(400, error.descriptions, error.headers)
+  if (!(error instanceof SkillhouseError)) return error
+  const status = answeredStatus(route, error.status)
+  return status === error.status ? error : new SkillhouseError(400, error.descriptions, error.headers)
 }
 
 /** A hono path as a regular expression over request paths (`:name` is one segment). */

@@ -1,4 +1,5 @@
 import { SkillhouseError } from '../errors/skillhouse-error.js'
+import type { TokenResponse } from '../schemas/index.js'
 import {
   newOAuthClient,
   type OAuthClient,
@@ -97,12 +98,7 @@ export interface TokenRequest {
 }
 
 /** The answer of `POST /oauth/token`. */
-export interface TokenResponse {
-  access_token: string
-  token_type: 'Bearer'
-  expires_in: number
-  scope: string
-}
+export type { TokenResponse } from '../schemas/index.js'
 
 const invalidClient = (description: string) =>
   new SkillhouseError(401, description, { 'WWW-Authenticate': 'Basic realm="skillhouse"' })

@@ -103,7 +103,7 @@ export async function benchServe(): Promise<BenchResult> {
         name: 'post_matching_employees',
         method: 'POST',
         path: '/job_architecture/export/jobs/matching_employees?limit=10',
-        body: JSON.stringify({ filters: [] }),
+        body: JSON.stringify({ filters: [], weights: [{ weight: 'skills_match', value: 1 }] }),
       },
     ]
     for (const route of routes) {

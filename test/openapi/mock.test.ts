@@ -1,0 +1,154 @@
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { execa, type ResultPromise } from 'execa'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openApiDocument } from '../../src/openapi/openapi-document.js'
+import { mockDocument } from '../../src/openapi/prism-mock.js'
+import { projectRoot } from '../../src/util/project-paths.js'
+
+/** A port nobody listens on right now (the OS picks it). */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+/** Whether something can listen on the port again. */
+async function canListen(port: number): Promise<boolean> {
+  const server = createServer()
+  return new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+  })
+}
+
+const MOCK_OPTIONS = { reject: false, cwd: projectRoot(), env: { NO_COLOR: '1' } } as const
+
+interface GetOperation {
+  parameters?: { name: string; in: string; example?: unknown }[]
+  responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: unknown }> }> }>
+}
+
+describe('skillhouse mock', () => {
+  const document = openApiDocument()
+  let port: number
+  let url: string
+  let mock: ResultPromise<typeof MOCK_OPTIONS>
+  const auth = { authorization: 'Bearer any-token' }
+
+  beforeAll(async () => {
+    port = await freePort()
+    mock = execa('node', [join(projectRoot(), 'bin', 'run.js'), 'mock', '--port', String(port)], MOCK_OPTIONS)
+    url = await new Promise<string>((resolve, reject) => {
+      let seen = ''
+      mock.stdout?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString('utf8')
+        const match = /on (http:\/\/\S+)\n/.exec(seen)
+        if (match?.[1]) resolve(match[1])
+      })
+      void mock.then((result) =>
+        reject(new Error(`the mock exited early: ${String(result.stderr).slice(-2000)}`)),
+      )
+    })
+  })
+
+  afterAll(async () => {
+    if (mock.exitCode === null) {
+      mock.kill('SIGTERM')
+      await mock
+    }
+  })
+
+  it('serves a valid document whose paths spell out the base URL', async () => {
+    const served = mockDocument(document)
+    await expect(SwaggerParser.validate(structuredClone(served) as never)).resolves.toBeDefined()
+    const paths = Object.keys(served.paths ?? {})
+    expect(paths).toContain('/{tenant}/{region}/employees/{employee_external_id}/skill_profile')
+    expect(paths).toContain('/healthz')
+    expect(paths.filter((path) => !path.startsWith('/{tenant}/{region}/')).sort()).toEqual([
+      '/healthz',
+      '/oauth/token',
+    ])
+    expect(paths).toHaveLength(Object.keys(document.paths ?? {}).length)
+  })
+
+  it('prints the address it listens on', () => {
+    expect(url).toBe(`http://127.0.0.1:${port}`)
+  })
+
+  it('answers every GET path of the document with its example, below the base URL as serve does', async () => {
+    const answered: string[] = []
+    for (const [template, item] of Object.entries(document.paths ?? {})) {
+      const operation = (item as { get?: GetOperation }).get
+      if (!operation) continue
+      // /healthz and /oauth/token have a server of their own, at the root; the rest hang below a base URL.
+      let path = item.servers ? template : `/demo/eu${template}`
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'path')
+          path = path.replace(`{${parameter.name}}`, encodeURIComponent(String(parameter.example)))
+      }
+      const response = await fetch(`${url}${path}`, { headers: auth })
+      const body = await response.json()
+      expect(response.status, `GET ${path}`).toBeGreaterThanOrEqual(200)
+      expect(response.status, `GET ${path}`).toBeLessThan(300)
+      expect(body, `GET ${path}`).toEqual(
+        operation.responses['200']?.content?.['application/json']?.examples?.demo?.value,
+      )
+      answered.push(path)
+    }
+    expect(answered).toContain('/demo/eu/employees/emp-10001/skill_profile')
+    expect(answered).toContain('/healthz')
+  })
+
+  it('takes any tenant name and region in the base URL, and nothing outside one', async () => {
+    const other = await fetch(`${url}/bench/us/taxonomy/skills/languages`, { headers: auth })
+    expect(other.status).toBe(200)
+    const bare = await fetch(`${url}/taxonomy/skills/languages`, { headers: auth })
+    expect(bare.status).toBe(404)
+  })
+
+  it('answers a computed POST with its example', async () => {
+    const response = await fetch(`${url}/demo/eu/job_architecture/export/jobs/matching_employees`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ filters: [], weights: [] }),
+    })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as { records: unknown[] }
+    expect(body.records.length).toBeGreaterThan(0)
+  })
+
+  it('refuses bad parameters with 422', async () => {
+    const limit = await fetch(`${url}/demo/eu/employees?limit=0`, { headers: auth })
+    expect(limit.status).toBe(422)
+    const id = await fetch(`${url}/demo/eu/employees/${encodeURIComponent('not an id!')}`, { headers: auth })
+    expect(id.status).toBe(422)
+  })
+
+  it('asks for a bearer token with 401', async () => {
+    const response = await fetch(`${url}/demo/eu/employees/emp-10001`)
+    expect(response.status).toBe(401)
+  })
+
+  it('generates an answer from the schema with Prefer: dynamic=true', async () => {
+    const operation = document.paths?.['/skill_clusters/metrics/count']?.get as GetOperation
+    const example = operation.responses['200']?.content?.['application/json']?.examples?.demo?.value
+    const response = await fetch(`${url}/demo/eu/skill_clusters/metrics/count`, {
+      headers: { ...auth, prefer: 'dynamic=true' },
+    })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as Record<string, unknown>
+    expect(body).not.toEqual(example)
+    expect(body).toMatchObject({ entity_type: 'SkillCluster', metric_name: 'count' })
+  })
+
+  it('stops on SIGTERM and frees its port', async () => {
+    mock.kill('SIGTERM')
+    const result = await mock
+    expect(result.exitCode, String(result.stderr).slice(-2000)).toBe(0)
+    expect(await canListen(port)).toBe(true)
+  })
+})
