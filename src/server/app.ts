@@ -17,6 +17,7 @@ import {
   type Scope,
   type TokenVerifier,
 } from './access-tokens.js'
+import { AnswerCache, DEFAULT_RESPONSE_CACHE_BYTES } from './answer-cache.js'
 import { type ApiRoute, answeredStatus, apiRoutes, type Method, type RouteContext } from './api-routes.js'
 import { asSkillhouseError, errorResponse, jsonResponse, mediaType, readJson, readText } from './http-io.js'
 import { issueClientToken, type TokenRequest } from './oauth-clients.js'
@@ -38,6 +39,8 @@ export interface AppOptions {
   /** Debounce of the background derivation (ms): quiet time, and longest wait under a steady stream. */
   deriveDelayMs?: number
   deriveMaxDelayMs?: number
+  /** Bytes of GET answers kept for answering again while the tenant's data is unchanged; 0 keeps none. */
+  responseCacheBytes?: number
   /** Webhook delivery: attempts before an event is dead, backoff base and cap, timeout per attempt. */
   webhookDelivery?: Partial<WebhookDeliverySettings>
   /** How often the background delivery looks for due webhook deliveries (ms); default 1000. */
@@ -98,6 +101,8 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   const strictChecks = new Map<string, Promise<StrictCheck>>()
   let worker: ProfileWorker | undefined
   const pool = new TenantPool(options.dataDir, (tenant) => worker?.schedule(tenant))
+  const cacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES
+  const answers = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined
   const deliveries = new WebhookDeliveryLoop({
     tenants: () => pool.openTenants(),
     access: (tenant) => (work) => pool.use(tenant, work),
@@ -242,7 +247,9 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         query: (name) => c.req.query(name),
         queries: (name) => c.req.queries(name) ?? [],
         body: (bodyOptions) => readJson(c.req.raw, { limit: bodyLimit, ...bodyOptions }),
-        tenant: (work) => pool.use(tenant, work),
+        // GETs only read: they run beside each other (and beside the background work).
+        tenant: (work) =>
+          route.method === 'GET' ? pool.useForReading(tenant, work) : pool.use(tenant, work),
         skillEventLane: (work) => pool.useForSkillEvents(tenant, work),
         changed: () => worker?.schedule(tenant),
         strictCheck: (open) => {
@@ -255,12 +262,24 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
           return check
         },
       }
+      // A GET answered before, while nothing that may write has run on the tenant since, is
+      // answered again as it was (the data version of the pool says so).
+      const cacheKey =
+        route.method === 'GET' && answers
+          ? `${tenant} ${new URL(c.req.url).pathname}${new URL(c.req.url).search}`
+          : undefined
+      const version = pool.version(tenant)
+      const known = cacheKey ? answers?.get(cacheKey, version) : undefined
+      if (known) return jsonResponse(known.json, known.status, known.headers)
       const result = await route.handler(context).catch((error: unknown) => {
         throw asListedStatus(route, error)
       })
       // A change may have appended events (taxonomy operations do): deliver them now, not at the next look.
       if (route.method !== 'GET') deliveries.nudge(tenant)
       const headers = { ...route.headers, ...result.headers }
+      if (cacheKey && result.status === 200 && result.json !== undefined) {
+        answers?.set(cacheKey, version, { status: result.status, json: result.json, headers })
+      }
       if (result.status === 204) return c.body(null, 204, headers)
       return jsonResponse(result.json ?? 'null', result.status, headers)
     })

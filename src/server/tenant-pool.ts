@@ -19,7 +19,9 @@ import type { OpenTenant } from '../tenants/tenant-service.js'
  * not hold up their acknowledgement. That is safe because the two touch different tables, each
  * lane runs one piece at a time, and nothing else runs beside them: while a batch of events is
  * being written no other change commits, so the newest change a derivation starting meanwhile
- * sees is older than every event of the batch, which the next derivation then picks up.
+ * sees is older than every event of the batch, which the next derivation then picks up. Reads
+ * (`useForReading`) run beside each other, a derivation and a batch of events, each on a
+ * connection of its own, but not beside other work.
  */
 export class TenantPool {
   private registry: TenantRegistry
@@ -27,6 +29,10 @@ export class TenantPool {
   private readonly databases = new Map<string, TenantDatabase>()
   /** Per tenant: the connection skill events are written on. */
   private readonly eventDatabases = new Map<string, TenantDatabase>()
+  /** Per tenant: connections for reads that run beside each other, taken and given back. */
+  private readonly readDatabases = new Map<string, TenantDatabase[]>()
+  /** Per tenant: a number that changes whenever work that may write has finished on it. */
+  private readonly versions = new Map<string, number>()
   private readonly lanes = new Map<string, TenantLanes>()
   private closing = false
 
@@ -100,6 +106,36 @@ export class TenantPool {
     )
   }
 
+  /**
+   * `use` for work that only reads (GET): reads run beside each other, beside a derivation and
+   * beside a batch of skill events, each on a connection of its own, but never beside other
+   * work, which may change what a read sees halfway.
+   */
+  useForReading<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
+    return this.queue(name, 'read', () =>
+      this.runOn(name, async (tenant) => {
+        const idle = this.readDatabases.get(name) ?? []
+        this.readDatabases.set(name, idle)
+        const database = idle.pop() ?? (await tenant.database.sibling())
+        try {
+          return await work({ ...tenant, database })
+        } finally {
+          if (this.databases.get(name) === tenant.database) idle.push(database)
+          else database.close()
+        }
+      }),
+    )
+  }
+
+  /**
+   * The tenant's data version: it changes when work that may have written (anything but a read)
+   * finishes. An answer computed while the version stayed the same may be answered again.
+   */
+  version(name: string): string {
+    // tenants.json too: a tenant's settings (vendors, languages) shape its answers.
+    return `${this.stamp}/${this.versions.get(name) ?? 0}`
+  }
+
   /** Runs `task` once every piece of work queued on the tenant before it has started and none it cannot run beside is running. */
   private queue<T>(name: string, lane: Lane, task: () => Promise<T>): Promise<T> {
     let lanes = this.lanes.get(name)
@@ -108,6 +144,12 @@ export class TenantPool {
       this.lanes.set(name, lanes)
     }
     const queued = lanes.run(lane, task)
+    if (lane !== 'read') {
+      const bump = () => {
+        this.versions.set(name, (this.versions.get(name) ?? 0) + 1)
+      }
+      queued.then(bump, bump)
+    }
     const settled = queued.catch(() => undefined)
     void settled.then(() => {
       if (lanes.idle() && this.lanes.get(name) === lanes) this.lanes.delete(name)
@@ -154,6 +196,8 @@ export class TenantPool {
           this.databases.delete(name)
           this.eventDatabases.get(name)?.close()
           this.eventDatabases.delete(name)
+          for (const reader of this.readDatabases.get(name) ?? []) reader.close()
+          this.readDatabases.delete(name)
           // The checkpoint folds the write-ahead log into the file: the next open starts clean.
           await database.checkpoint().catch(() => undefined)
           database.close()
@@ -163,10 +207,13 @@ export class TenantPool {
   }
 }
 
-type Lane = 'exclusive' | 'derive' | 'events'
+type Lane = 'exclusive' | 'derive' | 'events' | 'read'
 
 /** Only a derivation and a batch of skill events run beside each other; all else one at a time. */
-const besides = (a: Lane, b: Lane) => (a === 'derive' && b === 'events') || (a === 'events' && b === 'derive')
+const besides = (a: Lane, b: Lane) =>
+  a === 'read' || b === 'read'
+    ? a !== 'exclusive' && b !== 'exclusive'
+    : (a === 'derive' && b === 'events') || (a === 'events' && b === 'derive')
 
 interface Waiting {
   lane: Lane

@@ -21,9 +21,11 @@ import { scaled, scratchDir } from './measure.js'
  *   as their own processes, started through the built CLI as a user starts them; the mock's
  *   start-up time is the time until it first answers.
  * - autocannon (in this process) on loopback, 50 connections, BENCH_SERVE_SECONDS (10) per route
- *   and server: GET gap (4.5), GET subdomain (4.7), POST matching_employees (4.10, one page of 10
- *   jobs), and POST skill_events (4.2), each event with its own external_id spread over the
- *   employees; requests per second, p50/p99 latency, non-2xx answers.
+ *   and server: GET gap (4.5) over 1,000 employee × vacancy pairs, GET subdomain (4.7) over every
+ *   subdomain, POST matching_employees (4.10, one page of 10 jobs), and POST skill_events (4.2),
+ *   each event with its own external_id spread over the employees; requests per second, p50/p99
+ *   latency, non-2xx answers. Ours runs as served (GET answers kept while the tenant's data is
+ *   unchanged) and again with that cache off (`_uncached`).
  * - POST skill_events sustained for BENCH_SKILL_EVENT_SECONDS (60) against the real server; then
  *   the server is stopped (SIGTERM) and every acknowledged (204) event is looked up in the database.
  */
@@ -57,14 +59,20 @@ export async function benchServe(): Promise<BenchResult> {
         rejectsDir: join(scratch.dir, 'rejects'),
       })
       await deriveProfiles({ tenant, asOf: '2026-11-01', full: true })
-      const first = async (sql: string) =>
-        String(((await tenant.database.one<{ id: string }>(sql)) as { id: string }).id)
+      const list = async (sql: string) =>
+        (await tenant.database.all<{ id: string }>(sql)).map((row) => row.id)
       return {
-        employee: await first('SELECT external_id AS id FROM employees ORDER BY external_id LIMIT 1'),
-        vacancy: await first(
-          "SELECT external_id AS id FROM vacancies WHERE coalesce(status, 'active') = 'active' ORDER BY external_id LIMIT 1",
+        // GETs cycle over many resources, not one URL: 1,000 employee × vacancy pairs, every subdomain.
+        gaps: await list(
+          `SELECT '/employees/' || e.external_id || '/vacancies/' || v.external_id || '/gap' AS id
+             FROM (SELECT external_id, row_number() OVER (ORDER BY external_id) AS n FROM employees) e
+             JOIN (SELECT external_id, row_number() OVER (ORDER BY external_id) AS n FROM vacancies
+                    WHERE coalesce(status, 'active') = 'active') v ON v.n = e.n
+            ORDER BY e.n LIMIT 1000`,
         ),
-        subdomain: await first('SELECT external_id AS id FROM subdomains ORDER BY external_id LIMIT 1'),
+        subdomains: await list(
+          "SELECT '/taxonomy/subdomains/' || external_id AS id FROM subdomains ORDER BY external_id",
+        ),
         employees: (
           await tenant.database.all<{ id: string }>(
             'SELECT external_id AS id FROM employees ORDER BY external_id',
@@ -76,13 +84,17 @@ export async function benchServe(): Promise<BenchResult> {
 
     stage('starting skillhouse serve and skillhouse mock')
     const cli = join(projectRoot(), 'bin', 'run.js')
-    const servePort = await freePort()
-    const serve = execa('node', [cli, 'serve', '--data-dir', dataDir, '--port', String(servePort)], {
-      reject: false,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
-    children.push(serve)
-    await answering(`http://127.0.0.1:${servePort}/healthz`)
+    const startServe = async (env: Record<string, string> = {}) => {
+      const port = await freePort()
+      const child = execa('node', [cli, 'serve', '--data-dir', dataDir, '--port', String(port)], {
+        reject: false,
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env,
+      })
+      children.push(child)
+      await answering(`http://127.0.0.1:${port}/healthz`)
+      return { child, base: `http://127.0.0.1:${port}/bench/eu` }
+    }
     const mockPort = await freePort()
     const mockStarted = performance.now()
     const mock = execa('node', [cli, 'mock', '--port', String(mockPort)], {
@@ -93,38 +105,62 @@ export async function benchServe(): Promise<BenchResult> {
     await answering(`http://127.0.0.1:${mockPort}/healthz`)
     figures.mock_startup_seconds = round((performance.now() - mockStarted) / 1000)
 
-    const ours = `http://127.0.0.1:${servePort}/bench/eu`
     const prism = `http://127.0.0.1:${mockPort}/bench/eu`
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
-    const routes: { name: string; method: 'GET' | 'POST'; path: string; body?: string }[] = [
-      { name: 'get_gap', method: 'GET', path: `/employees/${ids.employee}/vacancies/${ids.vacancy}/gap` },
-      { name: 'get_subdomain', method: 'GET', path: `/taxonomy/subdomains/${ids.subdomain}` },
+    const routes: { name: string; method: 'GET' | 'POST'; paths: readonly string[]; body?: string }[] = [
+      { name: 'get_gap', method: 'GET', paths: ids.gaps },
+      { name: 'get_subdomain', method: 'GET', paths: ids.subdomains },
       {
         name: 'post_matching_employees',
         method: 'POST',
-        path: '/job_architecture/export/jobs/matching_employees?limit=10',
+        paths: ['/job_architecture/export/jobs/matching_employees?limit=10'],
         body: JSON.stringify({ filters: [], weights: [{ weight: 'skills_match', value: 1 }] }),
       },
     ]
-    for (const route of routes) {
-      for (const [server, base] of [
-        ['ours', ours],
-        ['prism', prism],
-      ] as const) {
-        stage(`${route.name} on ${server}`)
-        const result = await cannon({
-          url: `${base}${route.path}`,
-          method: route.method,
-          headers,
-          ...(route.body ? { body: route.body } : {}),
-          duration: seconds,
-        })
-        record(figures, `${route.name}_${server}`, result)
-      }
-      ratios[`${route.name}_ours_vs_prism_rps`] = round(
-        Number(figures[`${route.name}_ours_rps`]) / Math.max(1, Number(figures[`${route.name}_prism_rps`])),
-      )
+    const load = (base: string, route: (typeof routes)[number]) => {
+      let next = 0
+      const prefix = new URL(base).pathname
+      return cannon({
+        url: base,
+        duration: seconds,
+        requests: [
+          {
+            method: route.method,
+            headers,
+            ...(route.body ? { body: route.body } : {}),
+            setupRequest: (request: Record<string, unknown>) => ({
+              ...request,
+              path: `${prefix}${route.paths[next++ % route.paths.length]}`,
+            }),
+          },
+        ],
+      })
     }
+    // Ours twice: as served (GET answers kept while the tenant's data is unchanged) and with the
+    // answer cache off, each on a fresh server process.
+    for (const [variant, env] of [
+      ['ours', {}],
+      ['ours_uncached', { SKILLHOUSE_RESPONSE_CACHE_BYTES: '0' }],
+    ] as const) {
+      const server = await startServe(env)
+      for (const route of routes) {
+        stage(`${route.name} on ${variant}`)
+        record(figures, `${route.name}_${variant}`, await load(server.base, route))
+      }
+      server.child.kill('SIGTERM')
+      await server.child
+    }
+    for (const route of routes) {
+      stage(`${route.name} on prism`)
+      record(figures, `${route.name}_prism`, await load(prism, route))
+      for (const variant of ['ours', 'ours_uncached']) {
+        ratios[`${route.name}_${variant}_vs_prism_rps`] = round(
+          Number(figures[`${route.name}_${variant}_rps`]) /
+            Math.max(1, Number(figures[`${route.name}_prism_rps`])),
+        )
+      }
+    }
+    const { child: serve, base: ours } = await startServe()
 
     stage('post_skill_events on prism')
     const prismEvents = await postSkillEvents(prism, headers, ids.employees, seconds, 'prism')
