@@ -42,8 +42,10 @@ export class ProfileWorker {
   private readonly retryMs: number
 
   constructor(private readonly options: ProfileWorkerOptions) {
-    this.delayMs = options.delayMs ?? 200
-    this.maxDelayMs = options.maxDelayMs ?? 2000
+    this.delayMs = options.delayMs ?? 300
+    // Under a steady stream a run every 10 s: each run has a fixed cost (finding what changed,
+    // loading the vocabulary), which runs every 2 s would spend most of a core on.
+    this.maxDelayMs = options.maxDelayMs ?? 10_000
     this.retryMs = options.retryMs ?? 1000
   }
 
