@@ -382,6 +382,14 @@ export async function deliverDue(access: TenantAccess, options: DeliveryOptions 
   return { ...left, ...run }
 }
 
+/** How many subscriptions are active. */
+async function activeSubscriptions(database: TenantDatabase): Promise<number> {
+  const row = await database.one<{ n: number }>(
+    "SELECT count(*)::INTEGER AS n FROM webhook_subscriptions WHERE status = 'active'",
+  )
+  return row?.n ?? 0
+}
+
 /** Active subscriptions, their pending events and the first one due. */
 async function deliveryBacklog(
   database: TenantDatabase,
@@ -463,6 +471,12 @@ export interface DeliveryLoopOptions extends DeliveryDependencies {
   tenants: () => string[]
   /** The tenant behind the server's per-tenant lock. */
   access: (tenant: string) => TenantAccess
+  /**
+   * The tenant read beside other reads (the server's read lane): a look that finds no active
+   * subscription takes the tenant's lock not at all, so that it does not queue behind a long
+   * derivation and hold up the requests queued after it.
+   */
+  read?: (tenant: string) => TenantAccess
   settings?: Partial<WebhookDeliverySettings>
   /** How often every tenant is looked at for due deliveries (ms); default 1000. */
   intervalMs?: number
@@ -523,8 +537,24 @@ export class WebhookDeliveryLoop {
   }
 
   private run(tenant: string): void {
-    const { tenants: _tenants, access, log, intervalMs: _interval, ...delivery } = this.options
-    const running = deliverDue(access(tenant), { ...delivery, shouldStop: () => this.stopped })
+    const { tenants: _tenants, access, read, log, intervalMs: _interval, ...delivery } = this.options
+    const subscribed = read
+      ? read(tenant)(({ database }) => activeSubscriptions(database)).then((count) => count > 0)
+      : Promise.resolve(true)
+    const running = subscribed
+      .then((any) =>
+        any
+          ? deliverDue(access(tenant), { ...delivery, shouldStop: () => this.stopped })
+          : {
+              subscriptions: 0,
+              pending: 0,
+              next_attempt_at: null,
+              attempts: 0,
+              delivered: 0,
+              failed: 0,
+              dead: 0,
+            },
+      )
       .then((run) => {
         this.subscribed.set(tenant, run.subscriptions > 0)
         if (run.attempts > 0) log?.({ msg: 'webhook delivery', tenant, run })

@@ -106,6 +106,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   const deliveries = new WebhookDeliveryLoop({
     tenants: () => pool.openTenants(),
     access: (tenant) => (work) => pool.use(tenant, work),
+    read: (tenant) => (work) => pool.useForReading(tenant, work),
     ...(options.webhookDelivery ? { settings: options.webhookDelivery } : {}),
     ...(options.deliveryIntervalMs !== undefined ? { intervalMs: options.deliveryIntervalMs } : {}),
     ...options.deliveryDependencies,
