@@ -1,11 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { execa } from 'execa'
 import { z } from 'zod'
 import { Region, TenantName } from '../schemas/index.js'
-import { type OpenApiDocument, openApiDocument, writeOpenApiDocument } from './openapi-document.js'
+import { type OpenApiDocument, openApiDocument } from './openapi-document.js'
+import { type RunningPrism, startPrism } from './prism-process.js'
 
 /**
  * `skillhouse mock`: Prism 4 serving the generated OpenAPI document, offline. Every GET answers
@@ -27,29 +23,8 @@ export interface MockOptions {
   log?: (line: string) => void
 }
 
-export interface RunningMock {
-  /** `http://HOST:PORT`; a tenant's base URL on the mock is `${url}/{tenant}/{region}`. */
-  url: string
-  /** The document Prism serves (a temporary file, removed when Prism exits). */
-  document: string
-  /** Prism's process id. */
-  pid: number
-  /** Resolves with Prism's exit code (null when a signal ended it) once it has exited. */
-  exited: Promise<number | null>
-  /** Sends Prism a signal (SIGTERM by default) and waits for it to exit. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>
-}
-
-/** The Prism CLI script of the installed @stoplight/prism-cli, found from this package, not from the working directory. */
-export function prismScript(): string {
-  const require = createRequire(import.meta.url)
-  const manifest = require.resolve('@stoplight/prism-cli/package.json')
-  const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> }).bin.prism
-  if (!bin) throw new Error(`${manifest} names no prism binary`)
-  return join(dirname(manifest), bin)
-}
-
-const LISTENING = /Prism is listening on (\S+)/
+/** The running mock. */
+export type RunningMock = RunningPrism
 
 const METHODS = ['get', 'post', 'patch', 'delete', 'put'] as const
 
@@ -95,60 +70,19 @@ export function mockDocument(document: OpenApiDocument = openApiDocument()): Ope
   }
 }
 
-/**
- * Writes the document to a temporary file and starts Prism on it; resolves once Prism listens.
- * Prism failing to start (a port in use, say) rejects with the lines it wrote.
- */
+/** Starts Prism's mock on the document below; resolves once Prism listens. */
 export async function startMock(options: MockOptions): Promise<RunningMock> {
-  const folder = mkdtempSync(join(tmpdir(), 'skillhouse-mock-'))
-  const document = join(folder, 'openapi.json')
-  writeOpenApiDocument(document, mockDocument())
-  const args = [
-    'mock',
-    document,
-    '-p',
-    String(options.port),
-    '-h',
-    options.host,
-    ...(options.dynamic ? ['-d'] : []),
-  ]
-  const child = execa(process.execPath, [prismScript(), ...args], {
-    reject: false,
-    stdin: 'ignore',
-    env: { NO_COLOR: '1', FORCE_COLOR: '0' },
-    forceKillAfterDelay: 5_000,
-  })
-  const exited = child.then((result) => {
-    rmSync(folder, { recursive: true, force: true })
-    return result.exitCode ?? null
-  })
-  const output: string[] = []
-  const url = await new Promise<string>((resolve, reject) => {
-    const onLine = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (!line.trim()) continue
-        output.push(line)
-        options.log?.(line)
-        const match = LISTENING.exec(line)
-        if (match?.[1]) resolve(match[1])
-      }
-    }
-    child.stdout?.on('data', onLine)
-    child.stderr?.on('data', onLine)
-    void exited.then((code) =>
-      reject(new Error(`Prism exited (code ${code}) before it listened:\n${output.slice(-20).join('\n')}`)),
-    )
-  })
-  const pid = child.pid
-  if (pid === undefined) throw new Error('Prism started without a process id')
-  return {
-    url: url.replace(/\/+$/, ''),
-    document,
-    pid,
-    exited,
-    stop: async (signal = 'SIGTERM') => {
-      child.kill(signal)
-      return exited
-    },
-  }
+  return startPrism(
+    mockDocument(),
+    (file) => [
+      'mock',
+      file,
+      '-p',
+      String(options.port),
+      '-h',
+      options.host,
+      ...(options.dynamic ? ['-d'] : []),
+    ],
+    options.log,
+  )
 }

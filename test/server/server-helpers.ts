@@ -78,3 +78,17 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
 export function errorTitles(answer: ApiAnswer): string[] {
   return (answer.json as { title: string }[]).map((entry) => entry.title)
 }
+
+/** A working_history skill event whose job description is `description`. */
+export const workingHistory = (externalId: string, description: string) => ({
+  external_id: externalId,
+  event_type: 'working_history',
+  timestamp: '2024-06-01',
+  content: {
+    job_title: 'Developer',
+    start_date: '2020-01-01',
+    company: 'Initech',
+    job_description: description,
+  },
+  source: 'hr-system',
+})

@@ -9,7 +9,7 @@ import type { RunningServer } from '../../src/server/start-server.js'
 import { tenantDatabaseFile } from '../../src/tenants/data-directory.js'
 import { projectRoot } from '../../src/util/project-paths.js'
 import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
-import { type ApiAnswer, call, startTestServer, tokenFor } from './server-helpers.js'
+import { type ApiAnswer, call, startTestServer, tokenFor, workingHistory } from './server-helpers.js'
 
 /**
  * Every status of every endpoint, as a table: one row per request that provokes a status, over
@@ -221,18 +221,6 @@ const seeded = (path: string, index = 0): Record<string, unknown> => {
   return record
 }
 
-const workingHistory = (externalId: string, description: string) => ({
-  external_id: externalId,
-  event_type: 'working_history',
-  timestamp: '2024-06-01',
-  content: {
-    job_title: 'Developer',
-    start_date: '2020-01-01',
-    company: 'Initech',
-    job_description: description,
-  },
-  source: 'hr-system',
-})
 const SEEDED_EVENT = workingHistory('evt-1', 'Built Python services and tuned SQL queries.')
 
 /** What beforeAll makes and rows name by placeholder: `{change_id}` in a path or body. */
