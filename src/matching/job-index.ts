@@ -8,18 +8,31 @@ import {
   sharedFloat64,
   sharedInt32,
   sharedUint8,
+  sharedUint32,
   updatedAt,
   withSkillNumbering,
 } from './profile-columns.js'
 import { type ScoringFeatures, specificity, targetSkillWeight } from './scoring-model.js'
 import { StampedCache } from './stamped-cache.js'
 
-/** Skill → employees holding it, sorted by employee number (the inverted index). */
+/**
+ * Skill → employees holding it (the inverted index), each list by employee number. A posting is
+ * one 32-bit word: the employee number, then the level code (3 bits: 0 unknown, 1–5), then the
+ * strength rounded *up* to a step of `strengthMax / strengthSteps`. The scorer walks these words
+ * for upper bounds (4 bytes a posting, so the postings of 3 M profile rows fit a 32 MB cache) and
+ * takes exact strengths from the employees' own profiles.
+ */
 export interface Postings {
   start: Int32Array
-  candidate: Int32Array
-  strength: Float64Array
-  level: Uint8Array
+  entry: Uint32Array
+  /** entry >>> shift is the employee number. */
+  shift: number
+  /** (entry >>> levelShift) & 7 is the level code. */
+  levelShift: number
+  /** entry & strengthSteps is the strength in steps; also the number of steps of `strengthMax`. */
+  strengthSteps: number
+  /** The largest strength of any posting, at least 1. */
+  strengthMax: number
 }
 
 /** Every job's weighted skills in canonical order (weight descending, then skill id). */
@@ -106,10 +119,12 @@ async function buildJobIndex(
   const started = performance.now()
   const employeeIds = await entityIds(database, 'employees')
   const jobIds = await entityIds(database, 'jobs')
+  // Only the skills some job asks for are numbered: an employee's other skills cannot count (and
+  // are not read).
   const { skillIds, employees, jobProfiles } = await withSkillNumbering(
     database,
     vendor,
-    ['employees', 'jobs'],
+    ['jobs'],
     async (numbering) => ({
       skillIds: numbering.ids,
       employees: await readProfileColumns(database, 'employees', vendor, employeeIds, numbering),
@@ -139,15 +154,40 @@ async function buildJobIndex(
   return index
 }
 
+/** How many jobs the tenant has (a job index numbers them all). */
+export async function jobCount(database: TenantDatabase): Promise<number> {
+  const row = await database.one<{ n: number }>('SELECT count(*)::INTEGER AS n FROM jobs')
+  return row?.n ?? 0
+}
+
 /** The employees' last update times (epoch ms), loaded once per index. */
 export async function employeeUpdateTimes(database: TenantDatabase, index: JobIndex): Promise<Float64Array> {
   index.employeeUpdatedAt ??= await updatedAt(database, 'employees', index.employeeIds)
   return index.employeeUpdatedAt
 }
 
-/** Builds skill → candidates from candidate → skills (a counting sort; lists come out by candidate). */
+/** Employees a posting word can number (the rest of the word holds the level and strength). */
+const MAX_EMPLOYEE_BITS = 28
+
+/**
+ * Builds skill → candidates from candidate → skills (a counting sort; lists come out by
+ * candidate), each posting packed into one word (see Postings).
+ */
 export function invert(candidates: ProfileColumns, skillCount: number): Postings {
   const rows = candidates.skill.length
+  const employeeBits = Math.max(1, 32 - Math.clz32(Math.max(1, candidates.count - 1)))
+  if (employeeBits > MAX_EMPLOYEE_BITS) {
+    throw new Error(
+      `job matching indexes at most 2^${MAX_EMPLOYEE_BITS} employees; this tenant has ${candidates.count}`,
+    )
+  }
+  const strengthBits = Math.min(12, 29 - employeeBits)
+  const strengthSteps = 2 ** strengthBits - 1
+  let strengthMax = 1
+  for (let row = 0; row < rows; row++) {
+    const strength = candidates.strength[row] as number
+    if (strength > strengthMax && Number.isFinite(strength)) strengthMax = strength
+  }
   const start = sharedInt32(skillCount + 1)
   for (let row = 0; row < rows; row++) {
     const skill = candidates.skill[row] as number
@@ -156,21 +196,23 @@ export function invert(candidates: ProfileColumns, skillCount: number): Postings
   for (let skill = 0; skill < skillCount; skill++)
     start[skill + 1] = (start[skill + 1] as number) + (start[skill] as number)
   const fill = new Int32Array(skillCount)
-  const candidate = sharedInt32(rows)
-  const strength = sharedFloat64(rows)
-  const level = sharedUint8(rows)
+  const entry = sharedUint32(rows)
+  const shift = strengthBits + 3
   for (let entity = 0; entity < candidates.count; entity++) {
     const to = candidates.start[entity + 1] as number
     for (let row = candidates.start[entity] as number; row < to; row++) {
       const skill = candidates.skill[row] as number
       const position = (start[skill] as number) + (fill[skill] as number)
       fill[skill] = (fill[skill] as number) + 1
-      candidate[position] = entity
-      strength[position] = candidates.strength[row] as number
-      level[position] = candidates.level[row] as number
+      const level = candidates.level[row] as number
+      // Rounded up, so that steps · strengthMax / strengthSteps ≥ the strength; a strength that
+      // is not a number bounds as the largest.
+      const steps = Math.ceil(((candidates.strength[row] as number) / strengthMax) * strengthSteps)
+      const strength = steps >= 0 ? Math.min(steps, strengthSteps) : Number.isNaN(steps) ? strengthSteps : 0
+      entry[position] = ((entity << shift) | ((level <= 5 ? level : 0) << strengthBits) | strength) >>> 0
     }
   }
-  return { start, candidate, strength, level }
+  return { start, entry, shift, levelShift: strengthBits, strengthSteps, strengthMax }
 }
 
 /**
@@ -210,8 +252,8 @@ export function weighJobs(
     leveled: sharedInt32(targets.count),
     criticalCount: sharedInt32(targets.count),
   }
-  const order: number[] = []
   const weights = new Float64Array(rows)
+  let longest = 0
   for (let row = 0; row < rows; row++) {
     const skill = targets.skill[row] as number
     weights[row] = targetSkillWeight(
@@ -222,20 +264,33 @@ export function weighJobs(
     )
   }
   for (let target = 0; target < targets.count; target++) {
+    longest = Math.max(longest, (targets.start[target + 1] as number) - (targets.start[target] as number))
+  }
+  const order = new Int32Array(longest)
+  for (let target = 0; target < targets.count; target++) {
     const from = targets.start[target] as number
     const to = targets.start[target + 1] as number
-    order.length = 0
-    for (let row = from; row < to; row++) order.push(row)
-    // Skill numbers follow skill ids, so the tie-break on number is the tie-break on id.
-    order.sort(
-      (a, b) =>
-        (weights[b] as number) - (weights[a] as number) ||
-        (targets.skill[a] as number) - (targets.skill[b] as number),
-    )
+    // Weight descending, then skill number (skill numbers follow skill ids, so the tie-break on
+    // number is the tie-break on id): an insertion sort, runs being a few dozen rows.
+    for (let row = from; row < to; row++) {
+      let at = row - from - 1
+      while (at >= 0) {
+        const before = order[at] as number
+        const weightFirst = (weights[before] as number) - (weights[row] as number)
+        if (
+          weightFirst > 0 ||
+          (weightFirst === 0 && (targets.skill[before] as number) < (targets.skill[row] as number))
+        )
+          break
+        order[at + 1] = before
+        at--
+      }
+      order[at + 1] = row
+    }
     let total = 0
     let leveled = 0
     let critical = 0
-    for (let offset = 0; offset < order.length; offset++) {
+    for (let offset = 0; offset < to - from; offset++) {
       const row = order[offset] as number
       const position = from + offset
       out.skill[position] = targets.skill[row] as number

@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
 import { errors } from '../errors/skillhouse-error.js'
 import {
   type ExternalVendor,
@@ -14,8 +13,8 @@ import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
 import { compilePropertyRule, isCustomPropertyRule } from './custom-property-rules.js'
-import { employeeUpdateTimes, type JobIndex, jobIndex } from './job-index.js'
-import type { JobWorkerInput, JobWorkerResult, JobWorkerTask } from './job-match-worker.js'
+import { employeeUpdateTimes, type JobIndex, jobCount, jobIndex } from './job-index.js'
+import { JobWorkerPool } from './job-match-worker.js'
 import {
   customPropertiesOf,
   lastUpdatedTest,
@@ -25,7 +24,12 @@ import {
 } from './match-filters.js'
 import { sharedUint8 } from './profile-columns.js'
 import { ProblemList, parseOr422, type Ranges } from './request-issues.js'
-import { JobCandidateScorer, type JobScoringParams, type JobTopMatches } from './score-job-candidates.js'
+import {
+  JobCandidateScorer,
+  type JobMatchesTable,
+  type JobScoringParams,
+  jobMatchesTable,
+} from './score-job-candidates.js'
 import {
   type Coverage,
   roundFigure,
@@ -215,10 +219,25 @@ function workerCount(jobs: number): number {
   return Math.min(threads, Math.ceil(jobs / 16))
 }
 
+let pool: JobWorkerPool | undefined
+
 /**
- * Scores `jobs` (job numbers of the index): in worker threads over slices of jobs when the work
- * is large and the code is compiled, in this thread otherwise. Both give the same answers: the
- * scorer is one class and reads the same arrays (shared memory, no copy).
+ * The process's job matching threads, `threads` of them, started on first use and kept (idle
+ * threads do not keep the process alive); a pool that failed is replaced.
+ */
+function workerPool(threads: number): JobWorkerPool {
+  if (!pool?.healthy || pool.size !== threads) {
+    const previous = pool
+    void previous?.close()
+    pool = new JobWorkerPool(WORKER, threads)
+  }
+  return pool
+}
+
+/**
+ * Scores `jobs` (job numbers of the index) into a table with a slot per job: in the worker
+ * threads when the work is large and the code is compiled, in this thread otherwise. Both give
+ * the same answers: the scorer is one class and reads the same arrays (shared memory, no copy).
  */
 export async function scoreJobs(
   index: JobIndex,
@@ -226,50 +245,13 @@ export async function scoreJobs(
   mask: Uint8Array,
   params: JobScoringParams,
   pair: PairFilterSpec | null,
-): Promise<JobTopMatches[]> {
+): Promise<JobMatchesTable> {
   const threads = workerCount(jobs.length)
-  if (threads === 0) {
-    const scorer = new JobCandidateScorer(index.data, mask, params, pair ? pairFilterOf(pair) : undefined)
-    return jobs.map((job) => scorer.score(job))
-  }
-  const input: JobWorkerInput = { data: index.data, mask, params, pair }
-  const results: JobTopMatches[] = new Array(jobs.length)
-  const slice = Math.max(8, Math.min(256, Math.ceil(jobs.length / (threads * 8))))
-  let next = 0
-  const workers = Array.from({ length: threads }, () => new Worker(WORKER, { workerData: input }))
-  try {
-    await Promise.all(
-      workers.map(
-        (worker) =>
-          new Promise<void>((resolve, reject) => {
-            const send = () => {
-              if (next >= jobs.length) {
-                resolve()
-                return
-              }
-              const from = next
-              next = Math.min(jobs.length, next + slice)
-              const task: JobWorkerTask = { id: from, jobs: Int32Array.from(jobs.slice(from, next)) }
-              worker.postMessage(task)
-            }
-            worker.on('message', (answer: JobWorkerResult) => {
-              answer.results.forEach((result, offset) => {
-                results[answer.id + offset] = result
-              })
-              send()
-            })
-            worker.on('error', reject)
-            worker.on('exit', (code) => {
-              if (code !== 0) reject(new Error(`job matching worker stopped with exit code ${code}`))
-            })
-            send()
-          }),
-      ),
-    )
-  } finally {
-    await Promise.all(workers.map((worker) => worker.terminate()))
-  }
-  return results
+  if (threads > 0) return workerPool(threads).score(index.data, jobs, mask, params, pair)
+  const scorer = new JobCandidateScorer(index.data, mask, params, pair ? pairFilterOf(pair) : undefined)
+  const table = jobMatchesTable(jobs.length, params.k, false)
+  for (let slot = 0; slot < jobs.length; slot++) scorer.scoreInto(jobs[slot] as number, table, slot)
+  return table
 }
 
 /** The jobs of one page: numbers after the cursor (an id, present or not), `limit` of them. */
@@ -294,22 +276,22 @@ async function records(
   index: JobIndex,
   prepared: PreparedJobRequest,
   jobs: readonly number[],
-  results: readonly JobTopMatches[],
+  table: JobMatchesTable,
 ): Promise<JobMatchingResponse['records']> {
   const names = prepared.explained ? await SkillNames.load(tenant.database, prepared.vendor) : undefined
   const { features } = prepared
-  return jobs.map((job, position) => {
-    const result = results[position] as JobTopMatches
+  return jobs.map((job, slot) => {
     const matches: JobMatchingResponse['records'][number]['matches'] = []
-    for (let rank = 0; rank < result.candidates.length; rank++) {
-      const employee = result.candidates[rank] as number
+    const first = slot * table.k
+    for (let at = first; at < first + (table.count[slot] as number); at++) {
+      const employee = table.candidate[at] as number
       const match: Record<string, unknown> = {
         employee_id: index.employeeIds[employee] as string,
-        score: result.scores[rank] as number,
+        score: table.score[at] as number,
       }
-      if (features.proficiencyMatching) match.overqualified = result.overqualified[rank] === 1
+      if (features.proficiencyMatching) match.overqualified = table.overqualified[at] === 1
       if (features.useCriticalities)
-        match.critical_skills_match_ratio = roundFigure(result.criticalRatio[rank] as number)
+        match.critical_skills_match_ratio = roundFigure(table.criticalRatio[at] as number)
       if (names) {
         match.explanation = explanation(explainPair(index, job, employee), names, prepared.language, features)
       }
@@ -387,10 +369,10 @@ export async function matchJobs(
   const { mask, pair } = await compileFilters(tenant, index, prepared.body)
   const page = pageOf(index.jobIds, prepared.body.starting_after, prepared.body.limit)
   const jobs = Array.from({ length: page.end - page.first }, (_, offset) => page.first + offset)
-  const results = await scoreJobs(index, jobs, mask, prepared.params, pair)
+  const table = await scoreJobs(index, jobs, mask, prepared.params, pair)
   const hasNext = page.end < index.jobIds.length
   return {
-    records: await records(tenant, index, prepared, jobs, results),
+    records: await records(tenant, index, prepared, jobs, table),
     has_next: hasNext,
     next_starting_after: hasNext && page.end > page.first ? (index.jobIds[page.end - 1] as string) : null,
   }
@@ -423,14 +405,17 @@ export async function exportAllJobs(
 ): Promise<{ response: JobMatchingResponse; stats: JobExportStats }> {
   const started = performance.now()
   const prepared = await prepare(tenant, request, query)
+  // The threads start while the index is read (a cold export reads it from DuckDB first).
+  const threads = workerCount(await jobCount(tenant.database))
+  if (threads > 0) workerPool(threads)
   const indexStarted = performance.now()
   const index = await jobIndex(tenant.database, prepared.vendor, prepared.features)
   const indexSeconds = (performance.now() - indexStarted) / 1000
   const { mask, pair } = await compileFilters(tenant, index, prepared.body)
   const first = pageOf(index.jobIds, prepared.body.starting_after, 0).first
-  const jobs = Array.from({ length: index.jobIds.length - first }, (_, offset) => first + offset)
-  const results = await scoreJobs(index, jobs, mask, prepared.params, pair)
-  const all = await records(tenant, index, prepared, jobs, results)
+  const numbers = Array.from({ length: index.jobIds.length - first }, (_, offset) => first + offset)
+  const table = await scoreJobs(index, numbers, mask, prepared.params, pair)
+  const all = await records(tenant, index, prepared, numbers, table)
   const limit = prepared.body.limit
   if (options.onPage) {
     for (let from = 0; from < all.length; from += limit) {

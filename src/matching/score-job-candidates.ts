@@ -1,4 +1,6 @@
 import type { JobMatchData } from './job-index.js'
+import { type PostingKernel, postingKernel, SCAN_CHUNK } from './posting-kernel.js'
+import type { ProfileColumns } from './profile-columns.js'
 import { roundScore } from './scoring-model.js'
 
 /** What a request asks of the scorer, beyond the index. */
@@ -23,17 +25,69 @@ export interface JobTopMatches {
   criticalRatio: Float64Array
 }
 
+/**
+ * The top matches of many jobs, `k` slots per job: job slot `j` holds `count[j]` matches, best
+ * first, at `j * k` onwards. On SharedArrayBuffers when worker threads fill it.
+ */
+export interface JobMatchesTable {
+  k: number
+  count: Int32Array
+  candidate: Int32Array
+  score: Float64Array
+  overqualified: Uint8Array
+  criticalRatio: Float64Array
+}
+
 /** A filter that depends on the job as well as the employee (from/to custom property rules). */
 export type PairFilter = (job: number, candidate: number) => boolean
 
-/** The most weight of a job's lightest skills that is looked up per candidate instead of walked. */
-const SKIP_SHARE = 0.1
+/** Bars (in units of a job's weight) below which the bar is first raised by `prime`. */
+const PRIMED_BELOW = 0.45
 
-const EMPTY: JobTopMatches = {
-  candidates: new Int32Array(0),
-  scores: new Float64Array(0),
-  overqualified: new Uint8Array(0),
-  criticalRatio: new Float64Array(0),
+/** Level codes of a posting (0 = unknown, 1–5); 6 and 7 are never written. */
+const LEVEL_CODES = 8
+
+/** An empty table for `rows` jobs of `k` matches each, on plain or shared memory. */
+export function jobMatchesTable(rows: number, k: number, shared: boolean): JobMatchesTable {
+  const buffer = (bytes: number) =>
+    shared ? new SharedArrayBuffer(Math.max(1, bytes)) : new ArrayBuffer(bytes)
+  return {
+    k,
+    count: new Int32Array(buffer(rows * 4), 0, rows),
+    candidate: new Int32Array(buffer(rows * k * 4), 0, rows * k),
+    score: new Float64Array(buffer(rows * k * 8), 0, rows * k),
+    overqualified: new Uint8Array(buffer(rows * k), 0, rows * k),
+    criticalRatio: new Float64Array(buffer(rows * k * 8), 0, rows * k),
+  }
+}
+
+const interleaved = new WeakMap<ProfileColumns, Float64Array>()
+
+/**
+ * The employees' profile rows as pairs (skill · 8 + level, strength): what scoring a candidate
+ * reads of its profile then lies in a few neighbouring cache lines rather than in three arrays.
+ * Made once per thread and index.
+ */
+function heldSkills(employees: ProfileColumns): Float64Array {
+  let rows = interleaved.get(employees)
+  if (!rows) {
+    rows = new Float64Array(2 * employees.skill.length)
+    for (let row = 0; row < employees.skill.length; row++) {
+      rows[2 * row] = (employees.skill[row] as number) * 8 + (employees.level[row] as number)
+      rows[2 * row + 1] = employees.strength[row] as number
+    }
+    interleaved.set(employees, rows)
+  }
+  return rows
+}
+
+/**
+ * Makes what this thread needs to score jobs of `data` (the posting kernel, the interleaved
+ * profile rows), so that the first scorer does not; a scorer makes them itself otherwise.
+ */
+export function prepareJobScoring(data: JobMatchData): void {
+  postingKernel(data.postings, data.employeeCount)
+  heldSkills(data.employees)
 }
 
 /** f(required, level) of the model for levels 0–5 (0 = unknown), looked up instead of branched on. */
@@ -50,26 +104,49 @@ function factorTable(proficiency: boolean): Float64Array {
 
 /**
  * Top-k employees per job by the scoring model (scoring-model.ts, section 1), exactly, over the
- * inverted index (skill → employees).
+ * inverted index (skill → employees, job-index.ts).
  *
- * Per job, every posting of the job's skills adds w · h · f to its employee's sum, the skills in
- * canonical order (weight descending), so each sum is taken in the model's order and equals
- * `scoreCoverage` to the last bit. The walk is deliberately branch-free (a lookup table for f, no
- * test per posting): postings point at employees in no predictable order, and on this hardware a
- * mispredicted branch per posting costs more than adding to a sum that will not matter. What
- * prunes is the threshold (the bar, θ · Σw):
- * - an employee who holds none of the skills visited while the weight still to come was at least
- *   the bar cannot reach it, so only the postings of those first lists are scanned for candidates;
- * - the lightest skills (the commonest: low idf, long posting lists), up to a tenth of the job's
- *   weight, are not walked at all: only a candidate within that much of the bar can need them, and
- *   the few that do look them up in their own skill lists, completing the sum in the model's order;
- * - filters, the critical ratio and overqualification are applied to the candidates only, best
- *   first, until k are kept.
- * The bar is lowered by 1e-9 of the job's weight, so rounding never loses a tie.
+ * Per job, in three steps:
+ * 1. Bounds. Every posting of the job's skills adds an upper bound of its term, w · h⁺ · f, to
+ *    its employee's bound, in units of Σw: h⁺ is the strength rounded up to the index's step
+ *    (a posting is one 32-bit word: employee, level, strength in steps), so the walk streams 4
+ *    bytes a posting, without a branch, in WebAssembly (posting-kernel.ts).
+ * 2. Candidates. Only an employee in the posting lists of the heaviest skills, those while the
+ *    weight still to come reaches the bar θ, can reach it. Those lists are walked last, and each
+ *    bound is tested as it grows: an employee is taken once its bound reaches the bar (bounds
+ *    only grow, so none is missed). Once k matches are kept, the bar rises to the k-th score. A
+ *    bar below PRIMED_BELOW first walks every list, then scores the best bounds of the heaviest
+ *    list (`prime`) so that the bar rises before the scan meets the many employees it lets in.
+ * 3. Exact scores. A candidate's score is summed again from its own profile, the job's skills in
+ *    the model's canonical order, so that it equals `scoreCoverage` to the last bit (and the
+ *    scores of the scorer before this one, which summed the same terms in the same order); the
+ *    critical ratio and overqualification come from the same pass. Filters apply before a match
+ *    is kept, so the k kept are the k best of those the filters pass, ties by employee number.
+ * The bar is lowered by 1e-9 (and by what single precision may cost the bounds), so rounding
+ * never loses a tie. The bounds being within a step (1/4,095) of the scores, few candidates are
+ * scored in vain: on the benchmark's tenant about 9 a job of 17 skills, whose lists hold 42,000
+ * postings.
  */
 export class JobCandidateScorer {
-  private readonly sums: Float64Array
+  /** The posting loops (bounds, candidates) of this thread for the index. */
+  private readonly kernel: PostingKernel
+  /** The employees' profile rows, interleaved (see `heldSkills`). */
+  private readonly held: Float64Array
   private readonly factors: Float64Array
+  /** Per skill: its row in the job being scored (relative to the job's first row), or −1. */
+  private readonly rowOfSkill: Int32Array
+  /** Per job row: the candidate's profile row holding its skill, or −1. */
+  private readonly heldAt: Int32Array
+  private readonly topEmployee: Int32Array
+  private readonly topScore: Float64Array
+  private readonly topOver: Uint8Array
+  private readonly topRatio: Float64Array
+  /** The heap of `prime`: 2k bounds and their employees. */
+  private readonly primeBound: Float64Array
+  private readonly primeEmployee: Int32Array
+  private count = 0
+  private ratio = 1
+  private over = 0
 
   constructor(
     private readonly data: JobMatchData,
@@ -78,180 +155,291 @@ export class JobCandidateScorer {
     private readonly params: JobScoringParams,
     private readonly pairFilter?: PairFilter,
   ) {
-    this.sums = new Float64Array(data.employeeCount)
+    const { jobs } = data
+    let widest = 0
+    for (let job = 0; job < data.jobCount; job++) {
+      widest = Math.max(widest, (jobs.start[job + 1] as number) - (jobs.start[job] as number))
+    }
+    this.kernel = postingKernel(data.postings, data.employeeCount)
+    this.held = heldSkills(data.employees)
     this.factors = factorTable(params.proficiencyMatching)
+    this.rowOfSkill = new Int32Array(data.skillCount).fill(-1)
+    this.heldAt = new Int32Array(widest).fill(-1)
+    const k = Math.max(1, params.k)
+    this.topEmployee = new Int32Array(k)
+    this.topScore = new Float64Array(k)
+    this.topOver = new Uint8Array(k)
+    this.topRatio = new Float64Array(k)
+    this.primeBound = new Float64Array(2 * k)
+    this.primeEmployee = new Int32Array(2 * k)
   }
 
   /** The top matches of job `job`. */
   score(job: number): JobTopMatches {
+    const count = this.rank(job)
+    return {
+      candidates: this.topEmployee.slice(0, count),
+      scores: this.topScore.slice(0, count),
+      overqualified: this.topOver.slice(0, count),
+      criticalRatio: this.topRatio.slice(0, count),
+    }
+  }
+
+  /** Scores job `job` into slot `slot` of `table`. */
+  scoreInto(job: number, table: JobMatchesTable, slot: number): void {
+    const count = this.rank(job)
+    const at = slot * table.k
+    table.count[slot] = count
+    for (let rank = 0; rank < count; rank++) {
+      table.candidate[at + rank] = this.topEmployee[rank] as number
+      table.score[at + rank] = this.topScore[rank] as number
+      table.overqualified[at + rank] = this.topOver[rank] as number
+      table.criticalRatio[at + rank] = this.topRatio[rank] as number
+    }
+  }
+
+  /** Ranks job `job`'s matches into the top arrays; returns how many there are. */
+  private rank(job: number): number {
     const { jobs, postings } = this.data
     const from = jobs.start[job] as number
     const to = jobs.start[job + 1] as number
     const total = jobs.total[job] as number
-    if (to === from || !(total > 0)) return EMPTY
-    const sums = this.sums
-    const factors = this.factors
-    const postStart = postings.start
-    const postCandidate = postings.candidate
-    const postStrength = postings.strength
-    const postLevel = postings.level
-    const bar = this.params.threshold * total - total * 1e-9
-    // The lists that can bring in a candidate: while the weight still to come reaches the bar.
-    let admitting = to
-    let still = total
-    for (let row = from; row < to; row++) {
-      if (!(still >= bar && still > 0)) {
-        admitting = row
-        break
-      }
-      still -= jobs.weight[row] as number
+    this.count = 0
+    if (to === from || !(total > 0)) return 0
+    const kernel = this.kernel
+    // Bounds are in units of the job's weight, summed in single precision. The bar is lowered by
+    // 1e-9 (rounding never loses a tie) and by what single precision may cost a bound: half an
+    // ulp for each row's sum, the rounding of the factors and of their products (2^-24 of the
+    // bound each), doubled.
+    const slack = 1e-9 + (to - from + 2) * 2 ** -23 * postings.strengthMax
+    let bar = this.params.threshold - slack
+    // Rows [from, admitting) can bring in a candidate: the weight from each on reaches the bar.
+    let still = postings.strengthMax
+    let admitting = from
+    while (admitting < to && still >= bar) {
+      still -= ((jobs.weight[admitting] as number) / total) * postings.strengthMax
+      admitting++
     }
-    // The lightest skills (the commonest: idf is low, their posting lists long) are not walked
-    // while they weigh at most a tenth of the job and less than half the bar: only employees
-    // within that much of the bar need them, and those few look them up in their own lists.
-    let walked = to
-    let skipped = 0
-    if (bar > 0) {
-      while (walked > admitting) {
-        const weight = jobs.weight[walked - 1] as number
-        if (skipped + weight > SKIP_SHARE * total || skipped + weight > bar / 2) break
-        skipped += weight
-        walked--
-      }
-    }
-    let touched = 0
-    for (let row = from; row < walked; row++) {
-      const skill = jobs.skill[row] as number
-      const weight = jobs.weight[row] as number
-      const table = (jobs.required[row] as number) * 6
-      const end = postStart[skill + 1] as number
-      touched += end - (postStart[skill] as number)
-      for (let p = postStart[skill] as number; p < end; p++) {
-        const employee = postCandidate[p] as number
-        sums[employee] =
-          (sums[employee] as number) +
-          weight * (postStrength[p] as number) * (factors[table + (postLevel[p] as number)] as number)
-      }
-    }
-    // Candidates: employees of the first lists who can still reach the bar (each taken once: its
-    // sum is negated when taken, which no later test passes); their sums are completed with the
-    // skipped skills, in the model's order.
-    const floor = Math.max(bar - skipped, 0)
-    const candidates: number[] = []
-    const scores: number[] = []
-    for (let row = from; row < admitting; row++) {
-      const skill = jobs.skill[row] as number
-      const end = postStart[skill + 1] as number
-      for (let p = postStart[skill] as number; p < end; p++) {
-        const employee = postCandidate[p] as number
-        const sum = sums[employee] as number
-        if (sum > floor) {
-          candidates.push(employee)
-          scores.push(walked < to ? this.complete(employee, sum, walked, to) : sum)
-          sums[employee] = -sum
+    const rowOfSkill = this.rowOfSkill
+    for (let row = from; row < to; row++) rowOfSkill[jobs.skill[row] as number] = row - from
+    // Until the walk has returned, the whole of the bounds is cleared afterwards.
+    let walked = Number.POSITIVE_INFINITY
+    try {
+      const start = postings.start
+      const found = kernel.found
+      const mask = this.mask
+      const k = this.params.k
+      const take = (taken: number) => {
+        for (let index = 0; index < taken; index++) {
+          const employee = found[index] as number
+          if (mask[employee] === 1 && this.consider(job, from, to, employee, total)) {
+            const kth = (this.topScore[k - 1] as number) - slack
+            if (kth > bar) bar = kth
+          }
         }
       }
-    }
-    // Reset every sum this job touched: a sequential fill is cheaper than many scattered writes.
-    if (touched > sums.length / 4) sums.fill(0)
-    else {
-      for (let row = from; row < walked; row++) {
-        const skill = jobs.skill[row] as number
-        const end = postStart[skill + 1] as number
-        for (let p = postStart[skill] as number; p < end; p++) sums[postCandidate[p] as number] = 0
+      if (bar < PRIMED_BELOW) {
+        // A low bar: every bound first, then the best of the heaviest list, then the scan.
+        walked = this.walk(from, to, total)
+        if (admitting > from) bar = this.prime(job, from, to, total, bar, slack)
+        for (let row = from; row < admitting; row++) {
+          const skill = jobs.skill[row] as number
+          const end = start[skill + 1] as number
+          for (let p = start[skill] as number; p < end; p += SCAN_CHUNK) {
+            take(kernel.scan(p, Math.min(end, p + SCAN_CHUNK), bar))
+          }
+        }
+      } else {
+        // The rows that cannot bring in a candidate first; then the others, walked and scanned in
+        // one pass (a bound that reaches the bar on the way is taken then).
+        let count = this.walk(admitting, to, total)
+        const unit = postings.strengthMax / postings.strengthSteps / total
+        for (let row = from; row < admitting; row++) {
+          this.setFactors(row, unit)
+          const skill = jobs.skill[row] as number
+          const end = start[skill + 1] as number
+          count += end - (start[skill] as number)
+          for (let p = start[skill] as number; p < end; p += SCAN_CHUNK) {
+            take(kernel.walkScan(p, Math.min(end, p + SCAN_CHUNK), bar))
+          }
+        }
+        walked = count
       }
+    } finally {
+      for (let row = from; row < to; row++) rowOfSkill[jobs.skill[row] as number] = -1
+      // A sequential fill when that is cheaper than clearing the walked postings one by one.
+      if (walked > kernel.bounds.length >>> 3) kernel.bounds.fill(0)
+      else for (let row = from; row < to; row++) kernel.clear(jobs.skill[row] as number)
     }
-    return this.select(job, candidates, scores, total)
-  }
-
-  /** Adds the job's rows [from, to) to an employee's sum, looking each skill up in the employee's list. */
-  private complete(employee: number, sum: number, from: number, to: number): number {
-    const { jobs, employees } = this.data
-    const first = employees.start[employee] as number
-    const last = (employees.start[employee + 1] as number) - 1
-    let total = sum
-    for (let row = from; row < to; row++) {
-      const own = findSkill(employees.skill, first, last, jobs.skill[row] as number)
-      if (own < 0) continue
-      total +=
-        (jobs.weight[row] as number) *
-        (employees.strength[own] as number) *
-        (this.factors[(jobs.required[row] as number) * 6 + (employees.level[own] as number)] as number)
-    }
-    return total
+    return this.count
   }
 
   /**
-   * The k best candidates: score ≥ threshold and > 0, by score then number; the filters, the
-   * critical ratio and overqualification are applied in that order until k are kept.
+   * Raises a low bar early: the employees with the highest bounds in the heaviest skill's list
+   * (at most 2k of them) are scored first, so that the top k fills with good matches and its k-th
+   * score becomes the bar before the scan meets the many employees a low bar lets through. They
+   * are taken like any candidate (the scan skips them); returns the bar after them.
    */
-  private select(job: number, candidates: number[], sums: number[], total: number): JobTopMatches {
-    const params = this.params
-    const order: { employee: number; score: number }[] = []
-    for (let index = 0; index < candidates.length; index++) {
-      const score = roundScore((sums[index] as number) / total)
-      if (score < params.threshold || score <= 0) continue
-      order.push({ employee: candidates[index] as number, score })
+  private prime(job: number, from: number, to: number, total: number, bar: number, slack: number): number {
+    const { jobs, postings } = this.data
+    const bounds = this.kernel.bounds
+    const entry = postings.entry
+    const shift = postings.shift
+    const skill = jobs.skill[from] as number
+    const heapBound = this.primeBound
+    const heapEmployee = this.primeEmployee
+    const size = heapBound.length
+    let count = 0
+    // A min-heap of the highest bounds so far.
+    for (let p = postings.start[skill] as number; p < (postings.start[skill + 1] as number); p++) {
+      const employee = (entry[p] as number) >>> shift
+      const bound = bounds[employee] as number
+      if (!(bound >= bar) || this.mask[employee] === 0) continue
+      let at: number
+      if (count < size) {
+        at = count++
+        while (at > 0) {
+          const parent = (at - 1) >>> 1
+          if ((heapBound[parent] as number) <= bound) break
+          heapBound[at] = heapBound[parent] as number
+          heapEmployee[at] = heapEmployee[parent] as number
+          at = parent
+        }
+      } else {
+        if (bound <= (heapBound[0] as number)) continue
+        at = 0
+        for (;;) {
+          let child = 2 * at + 1
+          if (child >= size) break
+          if (child + 1 < size && (heapBound[child + 1] as number) < (heapBound[child] as number)) child++
+          if ((heapBound[child] as number) >= bound) break
+          heapBound[at] = heapBound[child] as number
+          heapEmployee[at] = heapEmployee[child] as number
+          at = child
+        }
+      }
+      heapBound[at] = bound
+      heapEmployee[at] = employee
     }
-    order.sort((a, b) => b.score - a.score || a.employee - b.employee)
-    const chosen: { employee: number; score: number; over: number; ratio: number }[] = []
-    for (const entry of order) {
-      if (chosen.length === params.k) break
-      if (this.mask[entry.employee] === 0) continue
-      if (this.pairFilter !== undefined && !this.pairFilter(job, entry.employee)) continue
-      const { ratio, over } = this.properties(job, entry.employee)
-      if (params.minCriticalRatio !== null && ratio < params.minCriticalRatio - 1e-12) continue
-      if (params.excludeOverqualified && over === 1) continue
-      chosen.push({ ...entry, over, ratio })
+    const k = this.params.k
+    let raised = bar
+    for (let index = 0; index < count; index++) {
+      const employee = heapEmployee[index] as number
+      bounds[employee] = Number.NEGATIVE_INFINITY
+      if (this.consider(job, from, to, employee, total)) {
+        const kth = (this.topScore[k - 1] as number) - slack
+        if (kth > raised) raised = kth
+      }
     }
-    return {
-      candidates: Int32Array.from(chosen, (entry) => entry.employee),
-      scores: Float64Array.from(chosen, (entry) => entry.score),
-      overqualified: Uint8Array.from(chosen, (entry) => entry.over),
-      criticalRatio: Float64Array.from(chosen, (entry) => entry.ratio),
+    return raised
+  }
+
+  /**
+   * Adds the upper bounds of rows [from, to) to their employees' bounds, in units of `total`;
+   * returns the postings walked.
+   */
+  private walk(from: number, to: number, total: number): number {
+    const { jobs, postings } = this.data
+    const unit = postings.strengthMax / postings.strengthSteps / total
+    let walked = 0
+    for (let row = from; row < to; row++) {
+      this.setFactors(row, unit)
+      walked += this.kernel.walk(jobs.skill[row] as number)
+    }
+    return walked
+  }
+
+  /** The kernel's eight factors for job row `row`: w · f⁺(level) · `unit` per level code. */
+  private setFactors(row: number, unit: number): void {
+    const { jobs } = this.data
+    const rowFactors = this.kernel.factors
+    const factors = this.factors
+    const weight = (jobs.weight[row] as number) * unit
+    const required = jobs.required[row] as number
+    for (let level = 0; level < LEVEL_CODES; level++) {
+      // Levels outside the model's table bound with f = 1.
+      const factor = level < 6 && required < 6 ? (factors[required * 6 + level] as number) : 1
+      rowFactors[level] = weight * factor
     }
   }
 
-  /** critical_skills_match_ratio and overqualification of one match (scoring-model.ts, section 1). */
-  private properties(job: number, employee: number): { ratio: number; over: number } {
+  /**
+   * Scores one candidate exactly and keeps it when it belongs in the top k (score ≥ threshold and
+   * > 0, the pair filter, the critical ratio, overqualification); true when the top k is full.
+   */
+  private consider(job: number, from: number, to: number, employee: number, total: number): boolean {
+    const params = this.params
+    const k = params.k
+    const score = roundScore(this.exactSum(from, to, employee) / total)
+    if (score < params.threshold || score <= 0) return false
+    const topScore = this.topScore
+    const topEmployee = this.topEmployee
+    let count = this.count
+    if (count === k) {
+      const last = topScore[k - 1] as number
+      if (score < last || (score === last && employee > (topEmployee[k - 1] as number))) return true
+    }
+    if (this.pairFilter !== undefined && !this.pairFilter(job, employee)) return count === k
+    if (params.minCriticalRatio !== null && this.ratio < params.minCriticalRatio - 1e-12) return count === k
+    if (params.excludeOverqualified && this.over === 1) return count === k
+    let at = count < k ? count++ : k - 1
+    while (at > 0) {
+      const before = topScore[at - 1] as number
+      if (before > score || (before === score && (topEmployee[at - 1] as number) < employee)) break
+      topScore[at] = before
+      topEmployee[at] = topEmployee[at - 1] as number
+      this.topOver[at] = this.topOver[at - 1] as number
+      this.topRatio[at] = this.topRatio[at - 1] as number
+      at--
+    }
+    topScore[at] = score
+    topEmployee[at] = employee
+    this.topOver[at] = this.over
+    this.topRatio[at] = this.ratio
+    this.count = count
+    return count === k
+  }
+
+  /**
+   * S_skills · Σw of one employee for the job's rows [from, to), summed in the canonical order
+   * (the rows' order), with the critical ratio and overqualification of the pair (scoring-model.ts,
+   * section 1) left in `ratio` and `over`.
+   */
+  private exactSum(from: number, to: number, employee: number): number {
     const { jobs, employees } = this.data
     const params = this.params
+    const rowOfSkill = this.rowOfSkill
+    const heldAt = this.heldAt
+    const factors = this.factors
+    const held = this.held
     const first = employees.start[employee] as number
-    const last = (employees.start[employee + 1] as number) - 1
+    const last = employees.start[employee + 1] as number
+    for (let own = first; own < last; own++) {
+      const row = rowOfSkill[(held[2 * own] as number) >> 3] as number
+      if (row >= 0) heldAt[row] = own
+    }
+    let sum = 0
     let critical = 0
     let criticalHeld = 0
     let leveled = 0
     let over = 0
-    for (let row = jobs.start[job] as number; row < (jobs.start[job + 1] as number); row++) {
-      const isCritical = params.useCriticalities && jobs.critical[row] === 1
+    for (let row = from; row < to; row++) {
+      const own = heldAt[row - from] as number
       const required = jobs.required[row] as number
-      if (!isCritical && !(params.proficiencyMatching && required > 0)) continue
-      const own = findSkill(employees.skill, first, last, jobs.skill[row] as number)
-      const level = own < 0 ? 0 : (employees.level[own] as number)
-      if (isCritical) {
-        critical++
-        if (own >= 0) criticalHeld += this.factors[required * 6 + level] as number
-      }
-      if (params.proficiencyMatching && required > 0) {
-        leveled++
-        if (own >= 0 && level > required) over++
-      }
+      const isCritical = params.useCriticalities && jobs.critical[row] === 1
+      const isLeveled = params.proficiencyMatching && required > 0
+      if (isCritical) critical++
+      if (isLeveled) leveled++
+      if (own < 0) continue
+      heldAt[row - from] = -1
+      const level = (held[2 * own] as number) & 7
+      const factor = factors[required * 6 + level] as number
+      sum += (jobs.weight[row] as number) * (held[2 * own + 1] as number) * factor
+      if (isCritical) criticalHeld += factor
+      if (isLeveled && level > required) over++
     }
-    return {
-      ratio: critical > 0 ? criticalHeld / critical : 1,
-      over: params.proficiencyMatching && leveled > 0 && over === leveled ? 1 : 0,
-    }
+    this.ratio = critical > 0 ? criticalHeld / critical : 1
+    this.over = leveled > 0 && over === leveled ? 1 : 0
+    return sum
   }
-}
-
-/** The row of `skill` in a sorted run [lo, hi] of skill numbers, or −1. */
-function findSkill(skills: Int32Array, lo: number, hi: number, skill: number): number {
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    const at = skills[mid] as number
-    if (at < skill) lo = mid + 1
-    else if (at > skill) hi = mid - 1
-    else return mid
-  }
-  return -1
 }

@@ -1,0 +1,519 @@
+import type { Postings } from './job-index.js'
+
+/**
+ * The loops of job matching that visit every posting of a job's skills, in WebAssembly.
+ *
+ * Why not JavaScript: scoring a job adds a bound to a scattered element of a typed array for
+ * each of some 40,000 postings. After every typed-array store V8's optimiser forgets what it knew
+ * about the other arrays, so each iteration checks their maps and reloads their lengths and data
+ * pointers again: the same loop takes 2.5–3 ns a posting in JavaScript and about 1 ns here,
+ * where memory is one linear buffer and a load is one instruction (the words of four postings
+ * are decoded together with SIMD, WebAssembly 2.0's fixed-width vectors). Only bounds are
+ * computed here (the exact scores are summed in JavaScript from the employees' profiles), so
+ * nothing in this module decides a score; the bounds are single precision (half the memory to
+ * sweep and to zero), which the scorer allows for by lowering its bar.
+ *
+ * Memory (one per thread and index, not shared): the index's posting words, then the bounds
+ * (one f32 per employee), then the eight factors of the row being walked, then room for the
+ * candidates of one scanned chunk.
+ */
+
+/** Postings scanned per call: the bar may rise between calls (when the top k is full). */
+export const SCAN_CHUNK = 1024
+
+/** The module's code, assembled from the instructions below (WebAssembly binary format, with SIMD). */
+function moduleBytes(): Uint8Array {
+  const I32 = 0x7f
+  const F32 = 0x7d
+  const get = (local: number) => [0x20, local]
+  const set = (local: number) => [0x21, local]
+  const tee = (local: number) => [0x22, local]
+  const i32 = (value: number) => [0x41, ...signedLeb(value)]
+  const LOAD_I32 = [0x28, 2, 0]
+  const LOAD_F32 = [0x2a, 2, 0]
+  const STORE_I32 = [0x36, 2, 0]
+  const STORE_F32 = [0x38, 2, 0]
+  const [ADD, SUB, AND, SHL, SHR_U, LT_U, GE_U] = [0x6a, 0x6b, 0x71, 0x74, 0x76, 0x49, 0x4f]
+  const [F32_ADD, F32_MUL, F32_GE, F32_FROM_U32] = [0x92, 0x94, 0x60, 0xb3]
+  const V128 = 0x7b
+  const simd = (op: number, ...immediates: number[]) => [0xfd, ...unsignedLeb(op), ...immediates]
+  const V128_LOAD = simd(0x00, 2, 0)
+  const I32X4_SPLAT = simd(0x11)
+  const I32X4_LANE = (lane: number) => simd(0x1b, lane)
+  const F32X4_LANE = (lane: number) => simd(0x1f, lane)
+  const V128_AND = simd(0x4e)
+  const I32X4_SHL = simd(0xab)
+  const I32X4_SHR_U = simd(0xad)
+  const I32X4_ADD = simd(0xae)
+  const F32X4_FROM_U32X4 = simd(0xfb)
+  const BLOCK = [0x02, 0x40]
+  const LOOP = [0x03, 0x40]
+  const IF = [0x04, 0x40]
+  const END = 0x0b
+  const BR_IF = (depth: number) => [0x0d, depth]
+  const f32 = (value: number) => {
+    const bytes = new DataView(new ArrayBuffer(4))
+    bytes.setFloat32(0, value, true)
+    return [0x43, ...new Uint8Array(bytes.buffer)]
+  }
+  // The address of bounds[entries[p] >>> shift]: bounds + (word >>> shift) · 4.
+  const boundOf = (bounds: number, word: number[], shift: number) => [
+    ...get(bounds),
+    ...word,
+    ...get(shift),
+    SHR_U,
+    ...i32(2),
+    SHL,
+    ADD,
+  ]
+  const wordAt = (entries: number, p: number) => [
+    ...get(entries),
+    ...get(p),
+    ...i32(2),
+    SHL,
+    ADD,
+    ...LOAD_I32,
+  ]
+  // Loop p over [p, end): the body, then p += step while p < end.
+  const postingLoop = (p: number, end: number, body: number[], step = 1) => [
+    ...BLOCK,
+    ...get(p),
+    ...get(end),
+    GE_U,
+    ...BR_IF(0),
+    ...LOOP,
+    ...body,
+    ...get(p),
+    ...i32(step),
+    ADD,
+    ...tee(p),
+    ...get(end),
+    LT_U,
+    ...BR_IF(0),
+    END,
+    END,
+  ]
+
+  // The walks below share these parameters: entries, p, end, factors, bounds, shift, levelShift,
+  // steps; then their own.
+  const [ENTRIES, P, END_AT, FACTORS, BOUNDS, SHIFT, LEVEL_SHIFT, STEPS] = [0, 1, 2, 3, 4, 5, 6, 7]
+  // Posting p's bound: leaves its address and its new value (bound + factor · steps) on the
+  // stack; the word is kept in `word`, the address in `at`.
+  const postingUpdate = (word: number, at: number) => [
+    ...wordAt(ENTRIES, P),
+    ...set(word),
+    ...boundOf(BOUNDS, get(word), SHIFT),
+    ...tee(at),
+    ...get(at),
+    ...LOAD_F32,
+    ...get(FACTORS),
+    ...get(word),
+    ...get(LEVEL_SHIFT),
+    SHR_U,
+    ...i32(7),
+    AND,
+    ...i32(2),
+    SHL,
+    ADD,
+    ...LOAD_F32,
+    ...get(word),
+    ...get(STEPS),
+    AND,
+    F32_FROM_U32,
+    F32_MUL,
+    F32_ADD,
+  ]
+  // mid = p + (end − p) rounded down to a multiple of 4: postings [p, mid) go four at a time.
+  const quadEnd = (mid: number) => [
+    ...get(END_AT),
+    ...get(P),
+    SUB,
+    ...i32(-4),
+    AND,
+    ...get(P),
+    ADD,
+    ...set(mid),
+  ]
+  // Postings p … p + 3 at once (SIMD): their bounds' addresses into `addresses`, their factors'
+  // addresses into `factorAt`, their strengths in steps (as f32) into `strengths`.
+  const decodeFour = (addresses: number, factorAt: number, strengths: number) => [
+    ...get(ENTRIES),
+    ...get(P),
+    ...i32(2),
+    SHL,
+    ADD,
+    ...V128_LOAD,
+    ...tee(strengths),
+    ...get(SHIFT),
+    ...I32X4_SHR_U,
+    ...i32(2),
+    ...I32X4_SHL,
+    ...get(BOUNDS),
+    ...I32X4_SPLAT,
+    ...I32X4_ADD,
+    ...set(addresses),
+    ...get(strengths),
+    ...get(LEVEL_SHIFT),
+    ...I32X4_SHR_U,
+    ...i32(7),
+    ...I32X4_SPLAT,
+    ...V128_AND,
+    ...i32(2),
+    ...I32X4_SHL,
+    ...get(FACTORS),
+    ...I32X4_SPLAT,
+    ...I32X4_ADD,
+    ...set(factorAt),
+    ...get(strengths),
+    ...get(STEPS),
+    ...I32X4_SPLAT,
+    ...V128_AND,
+    ...F32X4_FROM_U32X4,
+    ...set(strengths),
+  ]
+  // Lane `lane` of a decoded four, like postingUpdate: its address and new value on the stack.
+  const laneUpdate = (lane: number, addresses: number, factorAt: number, strengths: number, at: number) => [
+    ...get(addresses),
+    ...I32X4_LANE(lane),
+    ...tee(at),
+    ...get(at),
+    ...LOAD_F32,
+    ...get(factorAt),
+    ...I32X4_LANE(lane),
+    ...LOAD_F32,
+    ...get(strengths),
+    ...F32X4_LANE(lane),
+    F32_MUL,
+    F32_ADD,
+  ]
+
+  // walk(entries, p, end, factors, bounds, shift, levelShift, steps), locals word, at, mid,
+  // addresses, factorAt, strengths:
+  //   bounds[word >>> shift] += factors[(word >>> levelShift) & 7] · (word & steps)
+  // four postings at a time (their words decoded together), then the last few one by one.
+  const walkFour = (lane: number) => [...laneUpdate(lane, 11, 12, 13, 9), ...STORE_F32]
+  const walk = [
+    ...unsignedLeb(2),
+    3,
+    I32,
+    3,
+    V128,
+    ...quadEnd(10),
+    ...postingLoop(
+      P,
+      10,
+      [...decodeFour(11, 12, 13), ...walkFour(0), ...walkFour(1), ...walkFour(2), ...walkFour(3)],
+      4,
+    ),
+    ...postingLoop(P, END_AT, [...postingUpdate(8, 9), ...STORE_F32]),
+    END,
+  ]
+  // scan(entries, p, end, bounds, shift, bar, out) → n, locals n, at: every employee whose bound
+  // reaches the bar is written to out[n++] and its bound set to −∞ (taken).
+  const scan = [
+    ...unsignedLeb(1),
+    2,
+    I32,
+    ...postingLoop(1, 2, [
+      ...boundOf(3, wordAt(0, 1), 4),
+      ...tee(8),
+      ...LOAD_F32,
+      ...get(5),
+      F32_GE,
+      ...IF,
+      ...get(6),
+      ...get(7),
+      ...i32(2),
+      SHL,
+      ADD,
+      ...get(8),
+      ...get(3),
+      SUB,
+      ...i32(2),
+      SHR_U,
+      ...STORE_I32,
+      ...get(7),
+      ...i32(1),
+      ADD,
+      ...set(7),
+      ...get(8),
+      ...f32(Number.NEGATIVE_INFINITY),
+      ...STORE_F32,
+      END,
+    ]),
+    ...get(7),
+    END,
+  ]
+  // walkScan(entries, p, end, factors, bounds, shift, levelShift, steps, bar, out) → n, locals
+  // word, at, n, mid, sum, addresses, factorAt, strengths: walk's addition, then scan's test of
+  // the new bound, in one pass.
+  const [BAR, OUT, WORD, AT, TAKEN, MID, SUM] = [8, 9, 10, 11, 12, 13, 14]
+  const storeAndTest = [
+    ...set(SUM),
+    ...get(SUM),
+    ...STORE_F32,
+    ...get(SUM),
+    ...get(BAR),
+    F32_GE,
+    ...IF,
+    ...get(OUT),
+    ...get(TAKEN),
+    ...i32(2),
+    SHL,
+    ADD,
+    ...get(AT),
+    ...get(BOUNDS),
+    SUB,
+    ...i32(2),
+    SHR_U,
+    ...STORE_I32,
+    ...get(TAKEN),
+    ...i32(1),
+    ADD,
+    ...set(TAKEN),
+    ...get(AT),
+    ...f32(Number.NEGATIVE_INFINITY),
+    ...STORE_F32,
+    END,
+  ]
+  const scanFour = (lane: number) => [...laneUpdate(lane, 15, 16, 17, AT), ...storeAndTest]
+  const walkScan = [
+    ...unsignedLeb(3),
+    4,
+    I32,
+    1,
+    F32,
+    3,
+    V128,
+    ...quadEnd(MID),
+    ...postingLoop(
+      P,
+      MID,
+      [...decodeFour(15, 16, 17), ...scanFour(0), ...scanFour(1), ...scanFour(2), ...scanFour(3)],
+      4,
+    ),
+    ...postingLoop(P, END_AT, [...postingUpdate(WORD, AT), ...storeAndTest]),
+    ...get(TAKEN),
+    END,
+  ]
+  // clear(entries, p, end, bounds, shift): bounds[entries[p] >>> shift] = 0.
+  const clear = [
+    ...unsignedLeb(0),
+    ...postingLoop(1, 2, [...boundOf(3, wordAt(0, 1), 4), ...f32(0), ...STORE_F32]),
+    END,
+  ]
+  const vector = (items: number[][]) => [...unsignedLeb(items.length), ...items.flat()]
+  const section = (id: number, bytes: number[]) => [id, ...unsignedLeb(bytes.length), ...bytes]
+  const name = (text: string) => [...unsignedLeb(text.length), ...new TextEncoder().encode(text)]
+  const signature = (params: number[], results: number[]) => [
+    0x60,
+    ...vector(params.map((type) => [type])),
+    ...vector(results.map((type) => [type])),
+  ]
+  return new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(
+      1,
+      vector([
+        signature([I32, I32, I32, I32, I32, I32, I32, I32], []),
+        signature([I32, I32, I32, I32, I32, F32, I32], [I32]),
+        signature([I32, I32, I32, I32, I32], []),
+        signature([I32, I32, I32, I32, I32, I32, I32, I32, F32, I32], [I32]),
+      ]),
+    ),
+    // Imports env.memory, at least one page.
+    ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x00, 0x01]])),
+    ...section(3, vector([[0], [1], [2], [3]])),
+    ...section(
+      7,
+      vector([
+        [...name('walk'), 0x00, 0],
+        [...name('scan'), 0x00, 1],
+        [...name('clear'), 0x00, 2],
+        [...name('walkScan'), 0x00, 3],
+      ]),
+    ),
+    ...section(
+      10,
+      vector([walk, scan, clear, walkScan].map((body) => [...unsignedLeb(body.length), ...body])),
+    ),
+  ])
+}
+
+function unsignedLeb(value: number): number[] {
+  const out: number[] = []
+  let rest = value >>> 0
+  do {
+    let byte = rest & 0x7f
+    rest >>>= 7
+    if (rest !== 0) byte |= 0x80
+    out.push(byte)
+  } while (rest !== 0)
+  return out
+}
+
+function signedLeb(value: number): number[] {
+  const out: number[] = []
+  let rest = value | 0
+  for (;;) {
+    const byte = rest & 0x7f
+    rest >>= 7
+    if ((rest === 0 && (byte & 0x40) === 0) || (rest === -1 && (byte & 0x40) !== 0)) {
+      out.push(byte)
+      return out
+    }
+    out.push(byte | 0x80)
+  }
+}
+
+interface KernelExports {
+  walk(
+    entries: number,
+    p: number,
+    end: number,
+    factors: number,
+    bounds: number,
+    shift: number,
+    levelShift: number,
+    steps: number,
+  ): void
+  scan(
+    entries: number,
+    p: number,
+    end: number,
+    bounds: number,
+    shift: number,
+    bar: number,
+    out: number,
+  ): number
+  clear(entries: number, p: number, end: number, bounds: number, shift: number): void
+  walkScan(
+    entries: number,
+    p: number,
+    end: number,
+    factors: number,
+    bounds: number,
+    shift: number,
+    levelShift: number,
+    steps: number,
+    bar: number,
+    out: number,
+  ): number
+}
+
+/** The part of the WebAssembly API used here (TypeScript's ES libraries do not declare it). */
+interface WebAssemblyApi {
+  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer }
+  Module: new (bytes: Uint8Array) => object
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: unknown }
+}
+const wasm = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly
+
+let compiled: object | undefined
+
+/**
+ * The posting loops of one index in one thread: a copy of the posting words and the employees'
+ * bounds in WebAssembly memory. Every job leaves the bounds at 0 (`clear`).
+ */
+export class PostingKernel {
+  /** Per employee: the bound of the job being scored, −∞ once taken as a candidate. */
+  readonly bounds: Float32Array
+  /** The eight factors (one per level code) of the row being walked. */
+  readonly factors: Float32Array
+  /** The candidates of the last `scan`. */
+  readonly found: Int32Array
+  private readonly code: KernelExports
+  private readonly entriesAt = 0
+  private readonly boundsAt: number
+  private readonly factorsAt: number
+  private readonly foundAt: number
+
+  constructor(
+    private readonly postings: Postings,
+    employeeCount: number,
+  ) {
+    const entries = postings.entry.length
+    this.boundsAt = align(entries * 4)
+    this.factorsAt = this.boundsAt + align(employeeCount * 4)
+    this.foundAt = this.factorsAt + 64
+    const bytes = this.foundAt + SCAN_CHUNK * 4
+    const memory = new wasm.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)) })
+    compiled ??= new wasm.Module(moduleBytes())
+    this.code = new wasm.Instance(compiled, { env: { memory } }).exports as KernelExports
+    new Uint32Array(memory.buffer, this.entriesAt, entries).set(postings.entry)
+    this.bounds = new Float32Array(memory.buffer, this.boundsAt, employeeCount)
+    this.factors = new Float32Array(memory.buffer, this.factorsAt, 8)
+    this.found = new Int32Array(memory.buffer, this.foundAt, SCAN_CHUNK)
+  }
+
+  /**
+   * Adds `factors[level code] · strength steps` of skill `skill`'s postings to their employees'
+   * bounds; returns the postings walked.
+   */
+  walk(skill: number): number {
+    const { start, shift, levelShift, strengthSteps } = this.postings
+    const first = start[skill] as number
+    const end = start[skill + 1] as number
+    this.code.walk(
+      this.entriesAt,
+      first,
+      end,
+      this.factorsAt,
+      this.boundsAt,
+      shift,
+      levelShift,
+      strengthSteps,
+    )
+    return end - first
+  }
+
+  /**
+   * Takes the employees of postings [p, end) (at most SCAN_CHUNK) whose bound reaches `bar` into
+   * `found` (their bounds become −∞); returns how many.
+   */
+  scan(p: number, end: number, bar: number): number {
+    return this.code.scan(this.entriesAt, p, end, this.boundsAt, this.postings.shift, bar, this.foundAt)
+  }
+
+  /**
+   * `walk` and `scan` in one pass over postings [p, end) (at most SCAN_CHUNK): adds each
+   * posting's factor to its employee's bound and takes the employee into `found` once the bound
+   * reaches `bar`; returns how many were taken. Bounds only grow, so an employee whose final bound
+   * reaches the bar is taken at the latest at its last posting walked this way.
+   */
+  walkScan(p: number, end: number, bar: number): number {
+    const { shift, levelShift, strengthSteps } = this.postings
+    return this.code.walkScan(
+      this.entriesAt,
+      p,
+      end,
+      this.factorsAt,
+      this.boundsAt,
+      shift,
+      levelShift,
+      strengthSteps,
+      bar,
+      this.foundAt,
+    )
+  }
+
+  /** Sets the bounds of skill `skill`'s employees back to 0. */
+  clear(skill: number): void {
+    const { start, shift } = this.postings
+    this.code.clear(this.entriesAt, start[skill] as number, start[skill + 1] as number, this.boundsAt, shift)
+  }
+}
+
+const align = (bytes: number) => Math.ceil(bytes / 64) * 64
+
+const kernels = new WeakMap<Postings, PostingKernel>()
+
+/** This thread's kernel for an index's postings, made on first use. */
+export function postingKernel(postings: Postings, employeeCount: number): PostingKernel {
+  let kernel = kernels.get(postings)
+  if (!kernel) {
+    kernel = new PostingKernel(postings, employeeCount)
+    kernels.set(postings, kernel)
+  }
+  return kernel
+}
