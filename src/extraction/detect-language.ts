@@ -54,7 +54,7 @@ export function wordLanguageWeights(lowerWord: string): number[] | undefined {
 }
 
 /** The language with the highest summed weights; English when nothing decides. */
-export function pickLanguage(scores: readonly number[]): TextLanguageCode {
+export function pickLanguage(scores: ArrayLike<number>): TextLanguageCode {
   let best = 0
   for (let index = 1; index < 4; index++)
     if ((scores[index] as number) > (scores[best] as number)) best = index

@@ -1,26 +1,48 @@
+import { createHash } from 'node:crypto'
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { threadId } from 'node:worker_threads'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { loadDefaultVocabulary } from '../tenants/initialise-tenant.js'
+import { deserialiseVocabulary, serialiseVocabulary } from './compile-vocabulary.js'
 import { SkillExtractor } from './skill-extractor.js'
 import { labelsOfTenant, labelsOfVocabulary } from './vocabulary-labels.js'
 
 const compiled = new Map<string, { signature: string; extractor: SkillExtractor }>()
 
 /**
- * The extractor of a tenant's vocabulary for a vendor, compiled once per process and again only
- * when the vocabulary changed (its skill count or last update differ).
+ * The extractor of a tenant's vocabulary for a vendor, compiled once and kept by the vocabulary's
+ * signature: in this process, and in a file beside the database for the next one (a CLI run, a
+ * server restart), so that a run that changes little does not start by compiling thousands of
+ * skills again.
  */
 export async function extractorFor(database: TenantDatabase, vendor: string): Promise<SkillExtractor> {
-  const row = await database.one<{ skills: number; updated: Date | null }>(
-    'SELECT count(*) AS skills, max(updated_at) AS updated FROM skills WHERE external_vendor = $1',
-    [vendor],
-  )
-  const signature = `${row?.skills}:${row?.updated?.getTime?.() ?? ''}`
+  const signature = await vocabularySignature(database, vendor)
   const key = `${database.path}|${vendor}`
   const known = compiled.get(key)
   if (known && known.signature === signature) return known.extractor
-  const extractor = SkillExtractor.compile(await labelsOfTenant(database, vendor))
+  const file = cacheFile(database.path, vendor)
+  const stamp = `${compilerStamp()}|${signature}`
+  let extractor = readCompiled(file, stamp)
+  if (!extractor) {
+    extractor = SkillExtractor.compile(await labelsOfTenant(database, vendor))
+    writeCompiled(file, stamp, extractor)
+  }
   compiled.set(key, { signature, extractor })
   return extractor
+}
+
+/**
+ * What identifies a vendor's vocabulary: its skill count, last update and the hash of every
+ * skill's content (names and aliases included), so that any change to it changes the signature.
+ */
+export async function vocabularySignature(database: TenantDatabase, vendor: string): Promise<string> {
+  const row = await database.one<{ signature: string }>(
+    `SELECT count(*) || ':' || coalesce(max(updated_at)::VARCHAR, '') || ':' || coalesce(md5(string_agg(content_hash, ',' ORDER BY external_id)), '') AS signature
+     FROM skills WHERE external_vendor = $1`,
+    [vendor],
+  )
+  return row?.signature ?? ''
 }
 
 let embedded: SkillExtractor | undefined
@@ -29,4 +51,62 @@ let embedded: SkillExtractor | undefined
 export function defaultExtractor(): SkillExtractor {
   embedded ??= SkillExtractor.compile(labelsOfVocabulary(loadDefaultVocabulary()))
   return embedded
+}
+
+/** Where a database's compiled vocabulary of a vendor is kept: beside the database file. */
+function cacheFile(databasePath: string, vendor: string): string {
+  return `${databasePath}.${encodeURIComponent(vendor)}.vocabulary`
+}
+
+/** The extractor kept in `file` when it was compiled from the same vocabulary by the same compiler. */
+function readCompiled(file: string, stamp: string): SkillExtractor | undefined {
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(file)
+  } catch {
+    return undefined
+  }
+  try {
+    const vocabulary = deserialiseVocabulary(bytes, stamp)
+    return vocabulary ? SkillExtractor.load(vocabulary) : undefined
+  } catch {
+    // A file cut short or from another format: compiled again and written over.
+    return undefined
+  }
+}
+
+/** Keeps a compiled vocabulary for later processes; a cache, so a failure to write only costs a compile. */
+function writeCompiled(file: string, stamp: string, extractor: SkillExtractor) {
+  const partial = `${file}.${process.pid}.${threadId}.partial`
+  try {
+    writeFileSync(partial, serialiseVocabulary(extractor.compiled, stamp))
+    renameSync(partial, file)
+  } catch {
+    rmSync(partial, { force: true })
+  }
+}
+
+let stamp: string | undefined
+
+/**
+ * What a compiled vocabulary depends on besides the labels: the compiler and tokenizer source
+ * and the stemmer's version. A kept vocabulary from another version of either is not used.
+ */
+function compilerStamp(): string {
+  if (stamp === undefined) {
+    const hash = createHash('sha1')
+    for (const module of ['compile-vocabulary', 'text-tokens']) hash.update(sourceOf(module))
+    hash.update(String(createRequire(import.meta.url)('snowball-stemmers/package.json').version))
+    stamp = hash.digest('base64url')
+  }
+  return stamp
+}
+
+/** The source of a module beside this one, compiled (.js) or not (.ts, in development). */
+function sourceOf(module: string): string {
+  try {
+    return readFileSync(new URL(`./${module}.js`, import.meta.url), 'utf8')
+  } catch {
+    return readFileSync(new URL(`./${module}.ts`, import.meta.url), 'utf8')
+  }
 }

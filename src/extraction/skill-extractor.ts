@@ -1,21 +1,19 @@
-import { pickLanguage, type TextLanguageCode, wordLanguageWeights } from './detect-language.js'
 import {
-  forEachWord,
-  isJoinedToPrevious,
-  isUpperWord,
-  normaliseWord,
-  type Span,
-  Stemmers,
-  scanWords,
-} from './text-tokens.js'
+  type CompiledVocabulary,
+  compileVocabulary,
+  EXACT_ROOT,
+  HAS_CHILDREN,
+  HAS_ENTRIES,
+  HAS_UPPER_ONLY,
+  type LabelInput,
+  SINGLE_ROOT,
+  STEMMED_ROOT,
+  TEXT_LANGUAGES,
+} from './compile-vocabulary.js'
+import { pickLanguage, type TextLanguageCode, wordLanguageWeights } from './detect-language.js'
+import { isUpperWord, isWordChar, normaliseWord, Stemmers } from './text-tokens.js'
 
-/** One label of the vocabulary: a skill's name or alias in one language. */
-export interface LabelInput {
-  skill_id: string
-  language: string
-  kind: 'name' | 'alias'
-  label: string
-}
+export type { CompiledVocabulary, LabelInput }
 
 export interface ExtractedSkill {
   skill_id: string
@@ -41,470 +39,818 @@ export interface ExtractOptions {
   minScore?: number
 }
 
-interface Entry {
-  skill: number
-  confidence: number
-  /** Short all-capital labels ("AP", "HR") match only all-capital text. */
-  upperOnly: boolean
-}
-
-/** A trie over words: a label ends where `entries` is set. */
-interface Node {
-  entries?: Entry[]
-  children?: Map<string, Node>
-}
-
-/** What the extractor knows of one distinct word of the texts it has seen. */
-interface Word {
-  norm: string
-  upper: boolean
-  /** What the word says of the text's language (en, nl, fr, de), if anything. */
-  languageWeights: number[] | undefined
-  exact: Node | undefined
-  /** Per text language: the stem and the trie node it starts, computed on first need. */
-  stems: Partial<Record<TextLanguageCode, { stem: string; node: Node | undefined }>>
-  /** The one-word label a long compound begins or ends with; null when none (computed on first need). */
-  compound?: Entry[] | null
-}
-
-interface Token extends Span {
-  word: Word
-}
-
-/**
- * The words seen so far, keyed by their text, found by a hash computed while scanning the text:
- * no substring is cut and no string hashed for a word already known.
- */
-class WordTable {
-  private hashes = new Int32Array(1 << 16)
-  private entries: (Word & { raw: string })[] = []
-  private slots: ((Word & { raw: string }) | undefined)[] = new Array(1 << 16)
-  private mask = (1 << 16) - 1
-
-  constructor(private readonly create: (raw: string) => Word) {}
-
-  get size() {
-    return this.entries.length
-  }
-
-  find(text: string, start: number, end: number, hash: number): Word {
-    const length = end - start
-    let slot = hash & this.mask
-    for (;;) {
-      const entry = this.slots[slot]
-      if (entry === undefined) break
-      if (this.hashes[slot] === hash && entry.raw.length === length && sameText(text, start, entry.raw))
-        return entry
-      slot = (slot + 1) & this.mask
-    }
-    const raw = text.slice(start, end)
-    const word = Object.assign(this.create(raw), { raw })
-    if (this.entries.length >= WORD_CACHE_LIMIT) this.clear()
-    else if ((this.entries.length + 1) * 2 > this.slots.length) this.grow()
-    this.place(word, hash)
-    this.entries.push(word)
-    return word
-  }
-
-  private place(word: Word & { raw: string }, hash: number) {
-    let slot = hash & this.mask
-    while (this.slots[slot] !== undefined) slot = (slot + 1) & this.mask
-    this.slots[slot] = word
-    this.hashes[slot] = hash
-  }
-
-  private grow() {
-    const old = this.entries
-    const capacity = this.slots.length * 2
-    this.hashes = new Int32Array(capacity)
-    this.slots = new Array(capacity)
-    this.mask = capacity - 1
-    for (const word of old) this.place(word, hashOf(word.raw, 0, word.raw.length))
-  }
-
-  private clear() {
-    this.entries = []
-    this.hashes = new Int32Array(1 << 16)
-    this.slots = new Array(1 << 16)
-    this.mask = (1 << 16) - 1
-  }
-}
-
-function sameText(text: string, start: number, raw: string): boolean {
-  for (let index = 0; index < raw.length; index++)
-    if (text.charCodeAt(start + index) !== raw.charCodeAt(index)) return false
-  return true
-}
-
-function hashOf(text: string, start: number, end: number): number {
-  let hash = 0x811c9dc5
-  for (let index = start; index < end; index++) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193)
-  return hash | 0
-}
-
-interface Candidate {
-  start: number
-  end: number
-  entries: Entry[]
-  confidence: number
-  /** Found as the head or tail of a compound word, not as a word of its own. */
-  compound?: boolean
-}
-
-/** Text language of a vocabulary language, for stemming; the others are matched exactly only. */
-const STEM_LANGUAGE: Record<string, TextLanguageCode> = {
-  en_uk: 'en',
-  en_us: 'en',
-  en: 'en',
-  nl: 'nl',
-  fr: 'fr',
-  de: 'de',
-}
-const STEMMED = 0.9
 const COMPOUND_PART = 0.7
+const MIN_SCORE = 0.3
+/** The distinct words remembered; beyond it the table starts again (checked between texts). */
 const WORD_CACHE_LIMIT = 1_000_000
+const UNKNOWN = -2
+const FNV_PRIME = 0x01000193
+const FNV_OFFSET = 0x811c9dc5
 
 /**
  * Finds the skills of a vocabulary in free text. The vocabulary is compiled once into word tries
- * (exact, and stemmed per language with Snowball); each distinct word of the texts is looked up
- * once and remembered, so that text streams through with about one hash lookup per word.
- * Handles case, accents, punctuation and hyphenation ("front-end" = "frontend"), inflection,
- * multi-word labels and aliases, all-capital abbreviations, and German and Dutch compounds;
- * where candidates overlap the longest wins; scores favour specific skills (several words, rare
- * words) over generic ones.
+ * (exact, and stemmed per language with Snowball; see `compileVocabulary`); each distinct word of
+ * the texts is looked up once and remembered with what it leads to in each trie, so that text
+ * streams through with about one hash probe per word and no allocation per word. Handles case,
+ * accents, punctuation and hyphenation ("front-end" = "frontend"), inflection, multi-word labels
+ * and aliases, all-capital abbreviations, and German and Dutch compounds; where candidates
+ * overlap the longest wins; scores favour specific skills (several words, rare words) over
+ * generic ones. One extractor serves one thread: it keeps its scratch space between texts.
  */
 export class SkillExtractor {
-  private readonly exact = new Map<string, Node>()
-  private readonly stemmed = new Map<TextLanguageCode, Map<string, Node>>()
-  private readonly singleWords = new Map<string, Entry[]>()
-  private readonly names: Map<string, string>[] = []
-  private readonly stemmers = new Stemmers()
-  private readonly words = new WordTable((raw) => {
-    const norm = normaliseWord(raw)
-    return {
-      norm,
-      upper: isUpperWord(raw),
-      languageWeights: wordLanguageWeights(raw.toLowerCase()),
-      exact: this.exact.get(norm),
-      stems: {},
-    }
-  })
-  readonly skillIds: string[] = []
+  readonly skillIds: string[]
+  private readonly termNumbers = new Map<string, number>()
+  private readonly nodeChildren: Int32Array
+  private readonly childTerm: Int32Array
+  private readonly childNode: Int32Array
+  private readonly nodeEntries: Int32Array
+  private readonly nodeFlags: Uint8Array
+  private readonly entrySkill: Int32Array
+  private readonly entryConfidence: Float64Array
+  private readonly entryUpperOnly: Uint8Array
+  private readonly words = new WordTable()
+  private readonly scores = new Float64Array(4)
 
-  private constructor() {}
+  // The current text: its tokens, the candidates found, the ones accepted, per-skill sums.
+  private tokenStart = new Int32Array(256)
+  private tokenEnd = new Int32Array(256)
+  private tokenGap = new Int32Array(256)
+  private tokenWord = new Int32Array(256)
+  private taken = new Uint8Array(256)
+  /** Per token: the exact candidates that start there (they are found start by start). */
+  private exactFrom = new Int32Array(256)
+  private exactTo = new Int32Array(256)
+  private candidateCount = 0
+  private candidateStart = new Int32Array(64)
+  private candidateEnd = new Int32Array(64)
+  private candidateFrom = new Int32Array(64)
+  private candidateTo = new Int32Array(64)
+  private candidateConfidence = new Float64Array(64)
+  private candidateCompound = new Uint8Array(64)
+  private order = new Int32Array(64)
+  private acceptedCount = 0
+  private accepted = new Int32Array(64)
+  private entryCount = 0
+  private entryList = new Int32Array(256)
+  private stamp = 0
+  private readonly skillStamp: Int32Array
+  private readonly skillMiss: Float64Array
+  private readonly skillBest: Float64Array
+  private readonly skillFirst: Int32Array
+  private readonly skillSpanStart: Int32Array
+  private readonly skillSpanEnd: Int32Array
+  private readonly skillMentions: Int32Array
+  private readonly seenSkills: Int32Array
+  private seenCount = 0
+
+  private constructor(
+    private readonly vocabulary: CompiledVocabulary,
+    private readonly stemmers: Stemmers,
+  ) {
+    this.skillIds = vocabulary.skillIds
+    for (let term = 0; term < vocabulary.terms.length; term++)
+      this.termNumbers.set(vocabulary.terms[term] as string, term)
+    this.nodeChildren = vocabulary.nodeChildren
+    this.childTerm = vocabulary.childTerm
+    this.childNode = vocabulary.childNode
+    this.nodeEntries = vocabulary.nodeEntries
+    this.nodeFlags = vocabulary.nodeFlags
+    this.entrySkill = vocabulary.entrySkill
+    this.entryConfidence = vocabulary.entryConfidence
+    this.entryUpperOnly = vocabulary.entryUpperOnly
+    const skills = this.skillIds.length
+    this.skillStamp = new Int32Array(skills)
+    this.skillMiss = new Float64Array(skills)
+    this.skillBest = new Float64Array(skills)
+    this.skillFirst = new Int32Array(skills)
+    this.skillSpanStart = new Int32Array(skills)
+    this.skillSpanEnd = new Int32Array(skills)
+    this.skillMentions = new Int32Array(skills)
+    this.seenSkills = new Int32Array(skills)
+  }
 
   /** Compiles labels (of any size of vocabulary) into an extractor. */
   static compile(labels: readonly LabelInput[]): SkillExtractor {
-    const extractor = new SkillExtractor()
-    extractor.build(labels)
-    return extractor
+    const stemmers = new Stemmers()
+    return new SkillExtractor(compileVocabulary(labels, stemmers), stemmers)
+  }
+
+  /** An extractor of a vocabulary compiled elsewhere, e.g. by the thread that hands work to this one. */
+  static load(vocabulary: CompiledVocabulary): SkillExtractor {
+    return new SkillExtractor(vocabulary, new Stemmers())
+  }
+
+  /** The compiled vocabulary: its arrays are shared memory, so a worker thread gets them without a copy. */
+  get compiled(): CompiledVocabulary {
+    return this.vocabulary
   }
 
   get skillCount(): number {
     return this.skillIds.length
   }
 
-  private build(labels: readonly LabelInput[]) {
-    const skillIndex = new Map<string, number>()
-    const prepared: { skill: number; label: LabelInput; norms: string[]; upper: boolean }[] = []
-    const documentFrequency = new Map<string, Set<number>>()
-    for (const label of labels) {
-      let skill = skillIndex.get(label.skill_id)
-      if (skill === undefined) {
-        skill = this.skillIds.push(label.skill_id) - 1
-        skillIndex.set(label.skill_id, skill)
-        this.names.push(new Map())
-      }
-      if (label.kind === 'name') this.names[skill]?.set(label.language, label.label)
-      const spans = scanWords(label.label)
-      const words = spans.map((span) => label.label.slice(span.start, span.end))
-      const norms = words.map(normaliseWord)
-      // One letter alone ("R", "C") is too ambiguous to find in text; its aliases carry it.
-      if (norms.length === 0 || (norms.length === 1 && (norms[0] as string).length < 2)) continue
-      const upper = norms.length === 1 && (norms[0] as string).length <= 3 && isUpperWord(words[0] as string)
-      prepared.push({ skill, label, norms, upper })
-      for (const norm of new Set(norms)) {
-        let skills = documentFrequency.get(norm)
-        if (!skills) documentFrequency.set(norm, (skills = new Set()))
-        skills.add(skill)
-      }
-    }
-    const skillTotal = Math.max(this.skillIds.length, 1)
-    for (const { skill, label, norms, upper } of prepared) {
-      // Specific: more words, rarer words. A lone word that many skills' labels share is generic.
-      const rarity = Math.min(
-        ...norms.map(
-          (norm) =>
-            1 - Math.min(0.5, ((documentFrequency.get(norm)?.size ?? 1) - 1) / (skillTotal * 0.01 + 4)),
-        ),
-      )
-      const specificity = Math.min(1, 0.7 + 0.15 * (norms.length - 1)) * rarity
-      const entry: Entry = {
-        skill,
-        confidence: (label.kind === 'name' ? 1 : 0.95) * specificity,
-        upperOnly: upper,
-      }
-      insert(this.exact, norms, entry)
-      if (norms.length > 1) insert(this.exact, [norms.join('')], entry)
-      if (norms.length === 1 && (norms[0] as string).length >= 5)
-        addEntry(this.singleWords, norms[0] as string, entry)
-      const stemLanguage = STEM_LANGUAGE[label.language]
-      if (stemLanguage && !upper) {
-        let trie = this.stemmed.get(stemLanguage)
-        if (!trie) this.stemmed.set(stemLanguage, (trie = new Map()))
-        insert(
-          trie,
-          norms.map((norm) => this.stemmers.stem(norm, stemLanguage)),
-          { ...entry, confidence: entry.confidence * STEMMED },
-        )
-      }
-    }
-  }
-
   /** The skills found in `text`, best first (ties by position, then id). */
   extract(text: string, options: ExtractOptions = {}): Extraction {
-    const tokens = this.tokens(text)
-    const language = options.language && options.language !== 'auto' ? options.language : languageOf(tokens)
-    const candidates: Candidate[] = []
-    this.scanExact(text, tokens, candidates)
-    if (this.stemmed.has(language)) this.scanStemmed(tokens, language, candidates)
-    if (language === 'de' || language === 'nl') this.compounds(tokens, candidates)
-    return { language, skills: this.rank(text, resolveOverlaps(candidates), tokens, options) }
-  }
-
-  /** The words of a text (as `scanWords` finds them), each looked up in the word table once. */
-  private tokens(text: string): Token[] {
-    const tokens: Token[] = []
-    forEachWord(text, (start, end, gapStart, hash) => {
-      tokens.push({ start, end, gapStart, word: this.words.find(text, start, end, hash) })
-    })
-    return tokens
-  }
-
-  private scanExact(text: string, tokens: Token[], out: Candidate[]) {
-    for (let start = 0; start < tokens.length; start++) {
-      const first = tokens[start] as Token
-      this.descend(first.word.exact, tokens, start, start + 1, out)
-      // Hyphenated or slashed words written as one word in a label: "front-end" for "frontend".
-      let joined = first.word.norm
-      for (let end = start + 1; end < tokens.length && end - start < 4; end++) {
-        const next = tokens[end] as Token
-        if (!isJoinedToPrevious(text, next)) break
-        joined += next.word.norm
-        this.descend(this.exact.get(joined), tokens, start, end + 1, out)
-      }
-    }
-  }
-
-  /** From a trie node reached by tokens[start..end), accepts every label that ends on the way down. */
-  private descend(node: Node | undefined, tokens: Token[], start: number, end: number, out: Candidate[]) {
-    let current = node
-    let position = end
-    while (current) {
-      if (current.entries) this.accept(tokens, start, position, current.entries, out)
-      const next = tokens[position]
-      if (!next || !current.children) break
-      current = current.children.get(next.word.norm)
-      position++
-    }
-  }
-
-  private scanStemmed(tokens: Token[], language: TextLanguageCode, out: Candidate[]) {
-    const trie = this.stemmed.get(language) as Map<string, Node>
-    const stemOf = (word: Word) => {
-      let known = word.stems[language]
-      if (!known) {
-        const stem = this.stemmers.stem(word.norm, language)
-        known = { stem, node: trie.get(stem) }
-        word.stems[language] = known
-      }
-      return known
-    }
-    for (let start = 0; start < tokens.length; start++) {
-      let node = stemOf((tokens[start] as Token).word).node
-      let end = start + 1
-      while (node) {
-        if (node.entries) this.accept(tokens, start, end, node.entries, out)
-        const next = tokens[end]
-        if (!next || !node.children) break
-        node = node.children.get(stemOf(next.word).stem)
-        end++
-      }
-    }
-  }
-
-  private accept(tokens: Token[], start: number, end: number, entries: Entry[], out: Candidate[]) {
-    let usable = entries
-    if (entries.some((entry) => entry.upperOnly)) {
-      const upper = end - start === 1 && (tokens[start] as Token).word.upper
-      usable = entries.filter((entry) => !entry.upperOnly || upper)
-      if (usable.length === 0) return
-    }
-    let confidence = 0
-    for (const entry of usable) confidence = Math.max(confidence, entry.confidence)
-    out.push({ start, end, entries: usable, confidence })
-  }
-
-  /** German and Dutch compounds: a long word that begins or ends with a one-word label. */
-  private compounds(tokens: Token[], out: Candidate[]) {
-    for (let index = 0; index < tokens.length; index++) {
-      const word = (tokens[index] as Token).word
-      if (word.norm.length < 10) continue
-      if (word.compound === undefined) word.compound = this.compoundOf(word.norm)
-      if (word.compound)
-        out.push({
-          start: index,
-          end: index + 1,
-          entries: word.compound,
-          confidence: COMPOUND_PART,
-          compound: true,
-        })
-    }
-  }
-
-  private compoundOf(norm: string): Entry[] | null {
-    for (let cut = norm.length - 3; cut >= 5; cut--) {
-      const entries =
-        this.singleWords.get(norm.slice(0, cut)) ?? this.singleWords.get(norm.slice(norm.length - cut))
-      if (entries) return entries
-    }
-    return null
-  }
-
-  private rank(
-    text: string,
-    accepted: Candidate[],
-    tokens: Token[],
-    options: ExtractOptions,
-  ): ExtractedSkill[] {
-    const bySkill = new Map<
-      number,
-      { miss: number; best: number; first: number; span: [number, number]; mentions: number }
-    >()
-    for (const candidate of accepted) {
-      // A label shared by several skills ("GCP") is evidence for each, but weaker.
-      const share = 1 / candidate.entries.length
-      const span: [number, number] = [
-        (tokens[candidate.start] as Token).start,
-        (tokens[candidate.end - 1] as Token).end,
-      ]
-      for (const entry of candidate.entries) {
-        const strength = (candidate.compound ? COMPOUND_PART * entry.confidence : entry.confidence) * share
-        const seen = bySkill.get(entry.skill)
-        if (!seen) {
-          bySkill.set(entry.skill, { miss: 1 - strength, best: strength, first: span[0], span, mentions: 1 })
-        } else {
-          seen.miss *= 1 - strength
-          seen.mentions++
-          if (strength > seen.best) {
-            seen.best = strength
-            seen.span = span
-          }
-        }
-      }
-    }
-    const minScore = options.minScore ?? 0.3
-    const language = options.vocabLanguage ?? 'en_uk'
+    const language = this.analyse(text, options.language ?? 'auto')
+    const minScore = options.minScore ?? MIN_SCORE
+    const vocabLanguage = options.vocabLanguage ?? 'en_uk'
     const skills: (ExtractedSkill & { first: number })[] = []
-    for (const [skill, found] of bySkill) {
-      // Several mentions add up (noisy-or), below certainty.
-      const score = Math.round(Math.min(0.99, 1 - found.miss) * 10_000) / 10_000
+    for (let index = 0; index < this.seenCount; index++) {
+      const skill = this.seenSkills[index] as number
+      const score = this.scoreOf(skill)
       if (score < minScore) continue
+      const start = this.skillSpanStart[skill] as number
+      const end = this.skillSpanEnd[skill] as number
       skills.push({
         skill_id: this.skillIds[skill] as string,
-        skill_name: this.nameOf(skill, language),
+        skill_name: this.nameOf(skill, vocabLanguage),
         score,
-        span: { start: found.span[0], end: found.span[1], text: text.slice(found.span[0], found.span[1]) },
-        mentions: found.mentions,
-        first: found.first,
+        span: { start, end, text: text.slice(start, end) },
+        mentions: this.skillMentions[skill] as number,
+        first: this.skillFirst[skill] as number,
       })
     }
     skills.sort((a, b) => b.score - a.score || a.first - b.first || (a.skill_id < b.skill_id ? -1 : 1))
     const ranked = skills.map(({ first: _first, ...skill }) => skill)
-    return options.top ? ranked.slice(0, options.top) : ranked
+    return { language, skills: options.top ? ranked.slice(0, options.top) : ranked }
+  }
+
+  /**
+   * The skills and scores `extract` finds (those of at least `minScore`), handed to `visit` in no
+   * particular order and without spans or names: what derivation needs, at a fraction of the
+   * cost. `language` is a text language or `auto`; another value is matched exactly only.
+   * `visit` must not call the extractor.
+   */
+  visitSkills(
+    text: string,
+    language: string,
+    visit: (skillId: string, score: number) => void,
+    minScore = MIN_SCORE,
+  ): void {
+    this.analyse(text, language)
+    for (let index = 0; index < this.seenCount; index++) {
+      const skill = this.seenSkills[index] as number
+      const score = this.scoreOf(skill)
+      if (score >= minScore) visit(this.skillIds[skill] as string, score)
+    }
   }
 
   /** Display name in a vocabulary language: en_us falls back to en_uk, others to en_uk, then to any. */
   nameOf(skill: number | string, language = 'en_uk'): string {
     const index = typeof skill === 'number' ? skill : this.skillIds.indexOf(skill)
-    const names = this.names[index]
+    const names = this.vocabulary.names[index]
     if (!names) return String(skill)
-    return (
-      names.get(language) ?? names.get('en_uk') ?? names.values().next().value ?? this.skillIds[index] ?? ''
-    )
+    return labelIn(names, language) ?? labelIn(names, 'en_uk') ?? names[1] ?? this.skillIds[index] ?? ''
   }
-}
 
-/** The text's language from its words' weights (the first 80 words are plenty). */
-function languageOf(tokens: Token[]): TextLanguageCode {
-  const scores = [0, 0, 0, 0]
-  for (let index = 0; index < tokens.length && index < 80; index++) {
-    const weights = (tokens[index] as Token).word.languageWeights
-    if (weights)
-      for (let language = 0; language < 4; language++)
-        (scores[language] as number) += weights[language] as number
+  /** Tokens, language, candidates, overlaps and per-skill sums of one text; returns its language. */
+  private analyse<L extends string>(text: string, requested: L | 'auto'): L | TextLanguageCode {
+    if (this.words.count >= WORD_CACHE_LIMIT) this.words.clear()
+    const tokens = this.tokenize(text)
+    const language = requested && requested !== 'auto' ? requested : this.languageOf(tokens)
+    this.candidateCount = 0
+    this.entryCount = 0
+    this.scanExact(text, tokens)
+    const stemLanguage = languageNumber(language)
+    if (stemLanguage >= 0 && (this.vocabulary.stemmedLanguages >> stemLanguage) & 1)
+      this.scanStemmed(tokens, stemLanguage)
+    if (language === 'de' || language === 'nl') this.compounds(tokens)
+    this.resolveOverlaps(tokens)
+    this.sumBySkill()
+    return language
   }
-  return pickLanguage(scores)
-}
 
-function addEntry(map: Map<string, Entry[]>, key: string, entry: Entry) {
-  const list = map.get(key)
-  if (!list) {
-    map.set(key, [entry])
-    return
-  }
-  // The same skill under one key twice (its name and an alias): keep the stronger.
-  const index = list.findIndex((existing) => existing.skill === entry.skill)
-  if (index < 0) list.push(entry)
-  else if ((list[index] as Entry).confidence < entry.confidence) list[index] = entry
-}
-
-function insert(trie: Map<string, Node>, words: string[], entry: Entry) {
-  let children = trie
-  let node: Node | undefined
-  words.forEach((word, index) => {
-    node = children.get(word)
-    if (!node) children.set(word, (node = {}))
-    if (index < words.length - 1) {
-      if (!node.children) node.children = new Map()
-      children = node.children
-    }
-  })
-  const target = node as Node | undefined
-  if (!target) return
-  if (!target.entries) {
-    target.entries = [entry]
-    return
-  }
-  // The same skill under one label twice (its name and an alias): keep the stronger.
-  const index = target.entries.findIndex((existing) => existing.skill === entry.skill)
-  if (index < 0) target.entries.push(entry)
-  else if ((target.entries[index] as Entry).confidence < entry.confidence) target.entries[index] = entry
-}
-
-/** Longest candidate first; a candidate overlapping an accepted one is dropped. */
-function resolveOverlaps(candidates: Candidate[]): Candidate[] {
-  const sorted = [...candidates].sort(
-    (a, b) => b.end - b.start - (a.end - a.start) || b.confidence - a.confidence || a.start - b.start,
-  )
-  const taken: boolean[] = []
-  const accepted: Candidate[] = []
-  for (const candidate of sorted) {
-    let free = true
-    for (let index = candidate.start; index < candidate.end; index++) if (taken[index]) free = false
-    if (!free) {
-      // The same span found again (exact and stemmed) adds its skills when they are new.
-      const same = accepted.find((other) => other.start === candidate.start && other.end === candidate.end)
-      if (same) {
-        for (const entry of candidate.entries) {
-          if (!same.entries.some((known) => known.skill === entry.skill))
-            same.entries = [...same.entries, entry]
+  /**
+   * Visits the words of a text as `forEachWord` (text-tokens.ts) does, inlined: letters, digits
+   * and marks, a leading dot kept before a letter (".NET"), trailing + and # kept ("C++", "C#");
+   * each word is found in the word table by its FNV-1a hash without cutting a substring.
+   */
+  private tokenize(text: string): number {
+    const length = text.length
+    const words = this.words
+    let { slots, mask, hash: hashes, charStart, chars } = words
+    let starts = this.tokenStart
+    let ends = this.tokenEnd
+    let gaps = this.tokenGap
+    let tokenWords = this.tokenWord
+    let count = 0
+    let previousEnd = 0
+    let index = 0
+    while (index < length) {
+      let code = text.charCodeAt(index)
+      if (!isWordChar(code)) {
+        index++
+        continue
+      }
+      let start = index
+      let hash = FNV_OFFSET
+      if (
+        start > 0 &&
+        text.charCodeAt(start - 1) === 46 &&
+        (start < 2 || !isWordChar(text.charCodeAt(start - 2)))
+      ) {
+        start--
+        hash = Math.imul(hash ^ 46, FNV_PRIME)
+      }
+      while (index < length) {
+        code = text.charCodeAt(index)
+        if (!isWordChar(code)) break
+        hash = Math.imul(hash ^ code, FNV_PRIME)
+        index++
+      }
+      while (index < length) {
+        code = text.charCodeAt(index)
+        if (code !== 43 && code !== 35) break
+        hash = Math.imul(hash ^ code, FNV_PRIME)
+        index++
+      }
+      // The word, by its hash and then its characters; described on first sight.
+      hash |= 0
+      const size = index - start
+      let word = -1
+      for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+        const known = (slots[slot] as number) - 1
+        if (known < 0) break
+        if (hashes[known] !== hash) continue
+        const from = charStart[known] as number
+        if ((charStart[known + 1] as number) - from !== size) continue
+        let at = 0
+        while (at < size && text.charCodeAt(start + at) === chars[from + at]) at++
+        if (at === size) {
+          word = known
+          break
         }
       }
-      continue
+      if (word < 0) {
+        word = this.describe(text, start, index, hash)
+        ;({ slots, mask, hash: hashes, charStart, chars } = words)
+      }
+      if (count === starts.length) {
+        this.growTokens()
+        starts = this.tokenStart
+        ends = this.tokenEnd
+        gaps = this.tokenGap
+        tokenWords = this.tokenWord
+      }
+      starts[count] = start
+      ends[count] = index
+      gaps[count] = previousEnd
+      tokenWords[count] = word
+      count++
+      previousEnd = index
     }
-    for (let index = candidate.start; index < candidate.end; index++) taken[index] = true
-    accepted.push(candidate)
+    return count
   }
-  return accepted
+
+  /** Adds a word seen for the first time to the word table, with what it leads to in the tries. */
+  private describe(text: string, start: number, end: number, hash: number): number {
+    const words = this.words
+    const word = words.add(text, start, end, hash)
+    // A copy of the word, not a slice that would keep the whole text alive as long as the word is known.
+    const raw = ` ${text.slice(start, end)}`.slice(1)
+    const norm = normaliseWord(raw)
+    words.norm[word] = norm
+    words.upper[word] = isUpperWord(raw) ? 1 : 0
+    const weights = wordLanguageWeights(raw.toLowerCase())
+    if (weights) {
+      words.weighted[word] = 1
+      words.weights.set(weights, word * 4)
+    }
+    const term = this.termNumbers.get(norm) ?? -1
+    words.normTerm[word] = term
+    words.exactNode[word] = term >= 0 ? this.child(EXACT_ROOT, term) : -1
+    words.joinStart[word] = this.beginsRootTerm(norm) ? 1 : 0
+    return word
+  }
+
+  /** Whether some term of the exact root begins with `norm`: only then can joined words spell a label. */
+  private beginsRootTerm(norm: string): boolean {
+    const keys = this.vocabulary.rootTerms
+    const terms = this.vocabulary.terms
+    let low = 0
+    let high = keys.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if ((terms[keys[middle] as number] as string) < norm) low = middle + 1
+      else high = middle
+    }
+    return low < keys.length && (terms[keys[low] as number] as string).startsWith(norm)
+  }
+
+  /**
+   * The child of `parent` by `term`, or -1: a scan of its few children (most nodes have one to
+   * three, next to each other in memory), a binary search for the many of a root.
+   */
+  private child(parent: number, term: number): number {
+    const terms = this.childTerm
+    let low = this.nodeChildren[parent] as number
+    let high = this.nodeChildren[parent + 1] as number
+    if (high - low <= 8) {
+      for (; low < high; low++) {
+        const found = terms[low] as number
+        if (found === term) return this.childNode[low] as number
+        if (found > term) return -1
+      }
+      return -1
+    }
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if ((terms[middle] as number) < term) low = middle + 1
+      else high = middle
+    }
+    return terms[low] === term ? (this.childNode[low] as number) : -1
+  }
+
+  /** The text's language from its words' weights (the first 80 words are plenty). */
+  private languageOf(tokens: number): TextLanguageCode {
+    const scores = this.scores
+    scores.fill(0)
+    const { weighted, weights } = this.words
+    for (let index = 0; index < tokens && index < 80; index++) {
+      const word = this.tokenWord[index] as number
+      if (weighted[word] === 1)
+        for (let language = 0; language < 4; language++)
+          (scores[language] as number) += weights[word * 4 + language] as number
+    }
+    return pickLanguage(scores)
+  }
+
+  /** Whether nothing, a hyphen or a slash separates token `index` from the previous one ("front-end"). */
+  private joinedToPrevious(text: string, index: number): boolean {
+    const gapStart = this.tokenGap[index] as number
+    const gap = (this.tokenStart[index] as number) - gapStart
+    if (gap === 0) return true
+    if (gap !== 1) return false
+    const code = text.charCodeAt(gapStart)
+    return code === 45 || code === 47
+  }
+
+  private scanExact(text: string, tokens: number) {
+    const { exactNode, joinStart, norm } = this.words
+    for (let start = 0; start < tokens; start++) {
+      this.exactFrom[start] = this.candidateCount
+      const word = this.tokenWord[start] as number
+      const node = exactNode[word] as number
+      if (node >= 0) this.descendExact(node, start, start + 1, tokens)
+      // Hyphenated or slashed words written as one word in a label: "front-end" for "frontend".
+      if (joinStart[word] === 1) {
+        let joined = norm[word] as string
+        for (let end = start + 1; end < tokens && end - start < 4; end++) {
+          if (!this.joinedToPrevious(text, end)) break
+          joined += norm[this.tokenWord[end] as number]
+          const term = this.termNumbers.get(joined)
+          if (term === undefined) continue
+          const root = this.child(EXACT_ROOT, term)
+          if (root >= 0) this.descendExact(root, start, end + 1, tokens)
+        }
+      }
+      this.exactTo[start] = this.candidateCount
+    }
+  }
+
+  /** From a node reached by tokens [start, end), accepts every label that ends on the way down. */
+  private descendExact(node: number, start: number, end: number, tokens: number) {
+    const nodeFlags = this.nodeFlags
+    const normTerm = this.words.normTerm
+    let current = node
+    let position = end
+    for (;;) {
+      const flags = nodeFlags[current] as number
+      if (flags & HAS_ENTRIES) this.accept(start, position, current, flags, false)
+      if (!(flags & HAS_CHILDREN) || position >= tokens) return
+      const term = normTerm[this.tokenWord[position] as number] as number
+      if (term < 0) return
+      current = this.child(current, term)
+      if (current < 0) return
+      position++
+    }
+  }
+
+  private scanStemmed(tokens: number, language: number) {
+    const nodeFlags = this.nodeFlags
+    for (let start = 0; start < tokens; start++) {
+      const first = this.stemmed(this.tokenWord[start] as number, language)
+      let node = this.words.stemNode[first] as number
+      let end = start + 1
+      while (node >= 0) {
+        const flags = nodeFlags[node] as number
+        if (flags & HAS_ENTRIES) this.accept(start, end, node, flags, true)
+        if (!(flags & HAS_CHILDREN) || end >= tokens) break
+        const term = this.words.stemTerm[this.stemmed(this.tokenWord[end] as number, language)] as number
+        if (term < 0) break
+        node = this.child(node, term)
+        end++
+      }
+    }
+  }
+
+  /** The slot of a word's stem in a language (its term and trie node), stemmed on first need. */
+  private stemmed(word: number, language: number): number {
+    const slot = word * 4 + language
+    const words = this.words
+    if (words.stemTerm[slot] === UNKNOWN) {
+      const stem = this.stemmers.stem(
+        words.norm[word] as string,
+        TEXT_LANGUAGES[language] as TextLanguageCode,
+      )
+      const term = this.termNumbers.get(stem) ?? -1
+      words.stemTerm[slot] = term
+      words.stemNode[slot] = term >= 0 ? this.child(STEMMED_ROOT + language, term) : -1
+    }
+    return slot
+  }
+
+  /** German and Dutch compounds: a long word that begins or ends with a one-word label. */
+  private compounds(tokens: number) {
+    const words = this.words
+    const nodeEntries = this.nodeEntries
+    for (let index = 0; index < tokens; index++) {
+      const word = this.tokenWord[index] as number
+      const norm = words.norm[word] as string
+      if (norm.length < 10) continue
+      let node = words.compound[word] as number
+      if (node === UNKNOWN) words.compound[word] = node = this.compoundOf(norm)
+      if (node < 0) continue
+      const from = this.entryCount
+      for (let entry = nodeEntries[node] as number; entry < (nodeEntries[node + 1] as number); entry++)
+        this.pushEntry(entry)
+      this.pushCandidate(index, index + 1, COMPOUND_PART, true, from)
+    }
+  }
+
+  private compoundOf(norm: string): number {
+    for (let cut = norm.length - 3; cut >= 5; cut--) {
+      const head = this.singleWord(norm.slice(0, cut))
+      if (head >= 0) return head
+      const tail = this.singleWord(norm.slice(norm.length - cut))
+      if (tail >= 0) return tail
+    }
+    return -1
+  }
+
+  private singleWord(text: string): number {
+    const term = this.termNumbers.get(text)
+    return term === undefined ? -1 : this.child(SINGLE_ROOT, term)
+  }
+
+  /** A candidate for the node's labels over tokens [start, end); short all-capital labels need capitals. */
+  private accept(start: number, end: number, node: number, flags: number, stemmed: boolean) {
+    const entryUpperOnly = this.entryUpperOnly
+    const entryConfidence = this.entryConfidence
+    const first = this.nodeEntries[node] as number
+    const last = this.nodeEntries[node + 1] as number
+    const upperOnly = (flags & HAS_UPPER_ONLY) !== 0
+    const upper = upperOnly && end - start === 1 && this.words.upper[this.tokenWord[start] as number] === 1
+    const from = this.entryCount
+    let confidence = 0
+    for (let entry = first; entry < last; entry++) {
+      if (upperOnly && entryUpperOnly[entry] === 1 && !upper) continue
+      this.pushEntry(entry)
+      confidence = Math.max(confidence, entryConfidence[entry] as number)
+    }
+    if (this.entryCount === from) return
+    if (stemmed && this.coveredByExact(start, end, confidence, from)) this.entryCount = from
+    else this.pushCandidate(start, end, confidence, false, from)
+  }
+
+  /**
+   * Whether an exact candidate over the same tokens, at least as confident, already names every
+   * skill of the stemmed candidate whose entries start at `from`. Such a stemmed candidate can
+   * change nothing: the exact one sorts before it, so it is either accepted (and the stemmed one
+   * would only add its skills, which it has) or loses its tokens to a candidate that the stemmed
+   * one would lose them to as well. Dropping it early spares sorting and resolving it.
+   */
+  private coveredByExact(start: number, end: number, confidence: number, from: number): boolean {
+    const entrySkill = this.entrySkill
+    const list = this.entryList
+    for (
+      let candidate = this.exactFrom[start] as number;
+      candidate < (this.exactTo[start] as number);
+      candidate++
+    ) {
+      if (
+        this.candidateEnd[candidate] !== end ||
+        (this.candidateConfidence[candidate] as number) < confidence
+      )
+        continue
+      const first = this.candidateFrom[candidate] as number
+      const last = this.candidateTo[candidate] as number
+      let all = true
+      for (let at = from; at < this.entryCount && all; at++) {
+        const skill = entrySkill[list[at] as number]
+        let found = false
+        for (let other = first; other < last; other++)
+          if (entrySkill[list[other] as number] === skill) {
+            found = true
+            break
+          }
+        all = found
+      }
+      if (all) return true
+    }
+    return false
+  }
+
+  private pushEntry(entry: number) {
+    if (this.entryCount === this.entryList.length) this.entryList = grown(this.entryList)
+    this.entryList[this.entryCount++] = entry
+  }
+
+  private pushCandidate(start: number, end: number, confidence: number, compound: boolean, from: number) {
+    const index = this.candidateCount++
+    if (index === this.candidateStart.length) this.growCandidates()
+    this.candidateStart[index] = start
+    this.candidateEnd[index] = end
+    this.candidateConfidence[index] = confidence
+    this.candidateCompound[index] = compound ? 1 : 0
+    this.candidateFrom[index] = from
+    this.candidateTo[index] = this.entryCount
+  }
+
+  /** Longest candidate first (then most confident, then first); a candidate overlapping an accepted one is dropped. */
+  private resolveOverlaps(tokens: number) {
+    const count = this.candidateCount
+    const order = this.order
+    for (let index = 0; index < count; index++) order[index] = index
+    this.sortCandidates(count)
+    const taken = this.taken
+    taken.fill(0, 0, tokens)
+    this.acceptedCount = 0
+    for (let rank = 0; rank < count; rank++) {
+      const candidate = order[rank] as number
+      const start = this.candidateStart[candidate] as number
+      const end = this.candidateEnd[candidate] as number
+      let free = true
+      for (let index = start; index < end; index++) if (taken[index] === 1) free = false
+      if (!free) {
+        // The same span found again (exact and stemmed) adds its skills when they are new.
+        for (let index = 0; index < this.acceptedCount; index++) {
+          const same = this.accepted[index] as number
+          if (this.candidateStart[same] === start && this.candidateEnd[same] === end) {
+            this.mergeInto(same, candidate)
+            break
+          }
+        }
+        continue
+      }
+      for (let index = start; index < end; index++) taken[index] = 1
+      this.accepted[this.acceptedCount++] = candidate
+    }
+  }
+
+  /** Stable sort of `order` by the overlap rule: insertion sort for the few candidates of most texts. */
+  private sortCandidates(count: number) {
+    const order = this.order
+    if (count <= 32) {
+      for (let index = 1; index < count; index++) {
+        const candidate = order[index] as number
+        let at = index - 1
+        while (at >= 0 && this.compareCandidates(order[at] as number, candidate) > 0) {
+          order[at + 1] = order[at] as number
+          at--
+        }
+        order[at + 1] = candidate
+      }
+      return
+    }
+    const sorted = Array.from(order.subarray(0, count)).sort((a, b) => this.compareCandidates(a, b))
+    order.set(sorted)
+  }
+
+  private compareCandidates(a: number, b: number): number {
+    const startA = this.candidateStart[a] as number
+    const startB = this.candidateStart[b] as number
+    return (
+      (this.candidateEnd[b] as number) - startB - ((this.candidateEnd[a] as number) - startA) ||
+      (this.candidateConfidence[b] as number) - (this.candidateConfidence[a] as number) ||
+      startA - startB
+    )
+  }
+
+  /** Appends the candidate's skills that `target` lacks to `target`'s entries (moved to the end of the list first). */
+  private mergeInto(target: number, candidate: number) {
+    const entrySkill = this.entrySkill
+    for (
+      let at = this.candidateFrom[candidate] as number;
+      at < (this.candidateTo[candidate] as number);
+      at++
+    ) {
+      const entry = this.entryList[at] as number
+      const skill = entrySkill[entry]
+      let known = false
+      for (
+        let other = this.candidateFrom[target] as number;
+        other < (this.candidateTo[target] as number);
+        other++
+      )
+        if (entrySkill[this.entryList[other] as number] === skill) known = true
+      if (known) continue
+      if (this.candidateTo[target] !== this.entryCount) {
+        const from = this.entryCount
+        for (
+          let other = this.candidateFrom[target] as number;
+          other < (this.candidateTo[target] as number);
+          other++
+        )
+          this.pushEntry(this.entryList[other] as number)
+        this.candidateFrom[target] = from
+      }
+      this.pushEntry(entry)
+      this.candidateTo[target] = this.entryCount
+    }
+  }
+
+  /**
+   * Per skill, over the accepted candidates in order: mentions, the strongest mention's span, and
+   * the product of (1 − strength); a label shared by several skills ("GCP") is evidence for each,
+   * but weaker.
+   */
+  private sumBySkill() {
+    const entrySkill = this.entrySkill
+    const entryConfidence = this.entryConfidence
+    if (++this.stamp === 0x7fffffff) {
+      this.skillStamp.fill(0)
+      this.stamp = 1
+    }
+    const stamp = this.stamp
+    this.seenCount = 0
+    for (let index = 0; index < this.acceptedCount; index++) {
+      const candidate = this.accepted[index] as number
+      const from = this.candidateFrom[candidate] as number
+      const to = this.candidateTo[candidate] as number
+      const share = 1 / (to - from)
+      const compound = this.candidateCompound[candidate] === 1
+      const spanStart = this.tokenStart[this.candidateStart[candidate] as number] as number
+      const spanEnd = this.tokenEnd[(this.candidateEnd[candidate] as number) - 1] as number
+      for (let at = from; at < to; at++) {
+        const entry = this.entryList[at] as number
+        const skill = entrySkill[entry] as number
+        const confidence = entryConfidence[entry] as number
+        const strength = (compound ? COMPOUND_PART * confidence : confidence) * share
+        if (this.skillStamp[skill] !== stamp) {
+          this.skillStamp[skill] = stamp
+          this.skillMiss[skill] = 1 - strength
+          this.skillBest[skill] = strength
+          this.skillFirst[skill] = spanStart
+          this.skillSpanStart[skill] = spanStart
+          this.skillSpanEnd[skill] = spanEnd
+          this.skillMentions[skill] = 1
+          this.seenSkills[this.seenCount++] = skill
+        } else {
+          ;(this.skillMiss[skill] as number) *= 1 - strength
+          ;(this.skillMentions[skill] as number)++
+          if (strength > (this.skillBest[skill] as number)) {
+            this.skillBest[skill] = strength
+            this.skillSpanStart[skill] = spanStart
+            this.skillSpanEnd[skill] = spanEnd
+          }
+        }
+      }
+    }
+  }
+
+  /** Several mentions add up (noisy-or), below certainty; four decimals. */
+  private scoreOf(skill: number): number {
+    return Math.round(Math.min(0.99, 1 - (this.skillMiss[skill] as number)) * 10_000) / 10_000
+  }
+
+  private growTokens() {
+    this.tokenStart = grown(this.tokenStart)
+    this.tokenEnd = grown(this.tokenEnd)
+    this.tokenGap = grown(this.tokenGap)
+    this.tokenWord = grown(this.tokenWord)
+    this.taken = new Uint8Array(this.tokenStart.length)
+    this.exactFrom = new Int32Array(this.tokenStart.length)
+    this.exactTo = new Int32Array(this.tokenStart.length)
+  }
+
+  private growCandidates() {
+    this.candidateStart = grown(this.candidateStart)
+    this.candidateEnd = grown(this.candidateEnd)
+    this.candidateFrom = grown(this.candidateFrom)
+    this.candidateTo = grown(this.candidateTo)
+    this.order = grown(this.order)
+    this.accepted = grown(this.accepted)
+    const confidence = new Float64Array(this.candidateConfidence.length * 2)
+    confidence.set(this.candidateConfidence)
+    this.candidateConfidence = confidence
+    const compound = new Uint8Array(this.candidateCompound.length * 2)
+    compound.set(this.candidateCompound)
+    this.candidateCompound = compound
+  }
+}
+
+/**
+ * The distinct words of the texts seen, by number, in parallel arrays: the characters (in one
+ * pool) and FNV-1a hash (an open-addressing table finds a word by it), its normal form, whether
+ * it is written in capitals, its language weights, and what it leads to in the tries: its term
+ * and exact node, whether a hyphenated label may begin with it, its stem term and node per
+ * language, and the one-word label a long compound holds (the last two on first need).
+ */
+class WordTable {
+  count = 0
+  mask = 0
+  slots = new Int32Array(0)
+  hash = new Int32Array(0)
+  charStart = new Int32Array(1)
+  chars = new Uint16Array(0)
+  norm: string[] = []
+  upper = new Uint8Array(0)
+  weighted = new Uint8Array(0)
+  weights = new Float64Array(0)
+  normTerm = new Int32Array(0)
+  exactNode = new Int32Array(0)
+  joinStart = new Uint8Array(0)
+  stemTerm = new Int32Array(0)
+  stemNode = new Int32Array(0)
+  compound = new Int32Array(0)
+
+  constructor() {
+    this.clear()
+  }
+
+  /** Forgets every word. */
+  clear() {
+    this.count = 0
+    this.norm = []
+    this.chars = new Uint16Array(1 << 16)
+    this.allocate(1 << 13)
+  }
+
+  /** A new word (text[start, end)) and its number; its other fields are the caller's to fill. */
+  add(text: string, start: number, end: number, hash: number): number {
+    if (this.count === this.hash.length) this.allocate(this.hash.length * 2)
+    const word = this.count++
+    this.hash[word] = hash
+    const from = this.charStart[word] as number
+    if (from + end - start > this.chars.length) {
+      const chars = new Uint16Array(Math.max(this.chars.length * 2, from + end - start))
+      chars.set(this.chars)
+      this.chars = chars
+    }
+    for (let index = start; index < end; index++) this.chars[from + index - start] = text.charCodeAt(index)
+    this.charStart[word + 1] = from + end - start
+    let slot = hash & this.mask
+    while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask
+    this.slots[slot] = word + 1
+    return word
+  }
+
+  private allocate(capacity: number) {
+    const count = this.count
+    function copy<T extends Int32Array | Uint8Array | Float64Array>(old: T, fresh: T, width = 1): T {
+      fresh.set(old.subarray(0, count * width))
+      return fresh
+    }
+    this.hash = copy(this.hash, new Int32Array(capacity))
+    const charStart = new Int32Array(capacity + 1)
+    charStart.set(this.charStart.subarray(0, count + 1))
+    this.charStart = charStart
+    this.upper = copy(this.upper, new Uint8Array(capacity))
+    this.weighted = copy(this.weighted, new Uint8Array(capacity))
+    this.weights = copy(this.weights, new Float64Array(capacity * 4), 4)
+    this.normTerm = copy(this.normTerm, new Int32Array(capacity))
+    this.exactNode = copy(this.exactNode, new Int32Array(capacity))
+    this.joinStart = copy(this.joinStart, new Uint8Array(capacity))
+    this.compound = copy(this.compound, new Int32Array(capacity))
+    this.compound.fill(UNKNOWN, count)
+    this.stemTerm = copy(this.stemTerm, new Int32Array(capacity * 4), 4)
+    this.stemTerm.fill(UNKNOWN, count * 4)
+    this.stemNode = copy(this.stemNode, new Int32Array(capacity * 4), 4)
+    this.slots = new Int32Array(capacity * 2)
+    this.mask = capacity * 2 - 1
+    for (let word = 0; word < count; word++) {
+      let slot = (this.hash[word] as number) & this.mask
+      while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask
+      this.slots[slot] = word + 1
+    }
+  }
+}
+
+function grown(array: Int32Array): Int32Array<ArrayBuffer> {
+  const bigger = new Int32Array(array.length * 2)
+  bigger.set(array)
+  return bigger
+}
+
+/** en 0, nl 1, fr 2, de 3 (the order of the stemmed tries); -1 for any other language. */
+function languageNumber(language: string): number {
+  switch (language) {
+    case 'en':
+      return 0
+    case 'nl':
+      return 1
+    case 'fr':
+      return 2
+    case 'de':
+      return 3
+    default:
+      return -1
+  }
+}
+
+/** The label of a vocabulary language in a skill's names (language, label, language, label…). */
+function labelIn(names: readonly string[], language: string): string | undefined {
+  for (let index = 0; index < names.length; index += 2) if (names[index] === language) return names[index + 1]
+  return undefined
 }

@@ -85,15 +85,6 @@ export function isUpperWord(word: string): boolean {
   return word === word.toUpperCase() && word !== word.toLowerCase()
 }
 
-/** Whether nothing, a hyphen or a slash separates a word from the previous one ("front-end"). */
-export function isJoinedToPrevious(text: string, span: Span): boolean {
-  const gap = span.start - span.gapStart
-  if (gap === 0) return true
-  if (gap !== 1) return false
-  const code = text.charCodeAt(span.gapStart)
-  return code === 45 || code === 47
-}
-
 const ALGORITHMS: Record<TextLanguageCode, string> = {
   en: 'english',
   nl: 'dutch',

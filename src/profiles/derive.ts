@@ -1,21 +1,26 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { listValue } from '@duckdb/node-api'
-import { extractorFor } from '../extraction/extractor-cache.js'
+import { extractorFor, vocabularySignature } from '../extraction/extractor-cache.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
-import { labelsOfTenant } from '../extraction/vocabulary-labels.js'
-import type { TenantDatabase } from '../store/tenant-database.js'
+import type { SqlParams, TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
-import type { DeriveWorkerBatch, DeriveWorkerResult, DeriveWorkerSetup } from './derive-worker.js'
-import { type DerivedProfile, deriveEmployeeProfile, type ProfileSkill } from './employee-profile.js'
+import type {
+  DeriveWorkerBatch,
+  DeriveWorkerResult,
+  DeriveWorkerSetup,
+  DeriveWorkerStats,
+} from './derive-worker.js'
+import { deriveEmployeeProfile, type ProfileSkill } from './employee-profile.js'
 import {
   deriveCourseProfile,
   deriveJobFamilyProfile,
   deriveJobProfile,
   deriveVacancyProfile,
 } from './entity-profiles.js'
-import type { EventInput, ReferencedProfiles } from './evidence.js'
+import { type EventInput, eventsOfRecords } from './evidence.js'
 import { ProfileWriter } from './persist-profiles.js'
+import type { ProfileRows } from './profile-rows.js'
 
 export interface DeriveOptions {
   tenant: OpenTenant
@@ -35,7 +40,12 @@ export interface DeriveResult {
     changed: Record<string, number>
     events: number
     seconds: number
+    /** What each derivation worker thread did (none when employees were derived on the calling thread). */
+    workers: WorkerReport[]
+    /** Seconds per phase for this vendor (`phases` sums them over the vendors). */
+    phases: Record<string, number>
   }[]
+  /** Characters of event content read. */
   text_bytes: number
   seconds: number
   phases: Record<string, number>
@@ -66,10 +76,12 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
   const seqNow = await currentSeq(database)
   const phases: Record<string, number> = {}
   let mark = performance.now()
-  const phase = (name: string) => {
-    const now = performance.now()
-    phases[name] = (phases[name] ?? 0) + Math.round(now - mark) / 1000
-    mark = now
+  let vendorPhases: Record<string, number> = {}
+  /** Seconds since the last mark, added to the run's phase and to the current vendor's. */
+  const phase = (name: string, seconds = Math.round(performance.now() - mark) / 1000) => {
+    for (const record of [phases, vendorPhases])
+      record[name] = Math.round(((record[name] ?? 0) + seconds) * 1000) / 1000
+    mark = performance.now()
   }
   const result: DeriveResult = { as_of: asOf, vendors: [], text_bytes: 0, seconds: 0, phases }
   const vendors = await database.all<{ external_vendor: string }>(
@@ -79,6 +91,7 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
   const vocabularies: Record<string, string> = {}
   for (const { external_vendor: vendor } of vendors) {
     const vendorStarted = performance.now()
+    vendorPhases = {}
     const extractor = await extractorFor(database, vendor)
     const signature = await vocabularySignature(database, vendor)
     vocabularies[vendor] = signature
@@ -89,6 +102,7 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     const writer = await ProfileWriter.open(database, vendor)
     const recomputed: Record<string, number> = {}
     const knownSkills = new Set(extractor.skillIds)
+    const stored = new StoredProfiles(database, vendor)
 
     // Courses and jobs first: employees' events and vacancies refer to them.
     const courses = await database.all<{ doc: string }>(
@@ -110,48 +124,65 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
         )
       ).map((row) => [row.external_id, { record: JSON.parse(row.doc), changed: row.change_seq > since }]),
     )
-    const jobs = await database.all<{
-      external_id: string
-      doc: string
-      change_seq: number
-      job_family_id: string | null
-    }>('SELECT external_id, doc::VARCHAR AS doc, change_seq, job_family_id FROM jobs ORDER BY external_id')
+    const changedFamilies = [...families].filter(([, family]) => family.changed).map(([id]) => id)
+    // The jobs to recompute: changed ones and those of a changed family.
+    const jobs = await database.all<{ external_id: string; doc: string; job_family_id: string | null }>(
+      `SELECT external_id, doc::VARCHAR AS doc, job_family_id FROM jobs
+       WHERE change_seq > $1 OR list_contains($2, job_family_id) ORDER BY external_id`,
+      [since, listOf(changedFamilies)],
+    )
     const jobProfiles = new Map<string, ProfileSkill[]>()
-    const dirtyJobs = new Set<string>()
     for (const job of jobs) {
       const family = job.job_family_id ? families.get(job.job_family_id) : undefined
-      if (!(job.change_seq > since || family?.changed)) continue
       const profile = deriveJobProfile(JSON.parse(job.doc), family?.record, extractor)
       writer.add('job', profile)
       jobProfiles.set(job.external_id, profile.skills)
-      dirtyJobs.add(job.external_id)
     }
-    recomputed.jobs = dirtyJobs.size
-    const storedJobSkills = await loadProfileSkills(database, vendor, 'job')
-    const jobSkillsOf = (id: string) => jobProfiles.get(id) ?? storedJobSkills.get(id) ?? []
+    recomputed.jobs = jobs.length
 
+    // Families whose record or one of whose jobs changed, with all their jobs (in id order).
+    const familiesToDerive = new Set(changedFamilies)
+    for (const job of jobs)
+      if (job.job_family_id && families.has(job.job_family_id)) familiesToDerive.add(job.job_family_id)
+    const members = await database.all<{ external_id: string; job_family_id: string }>(
+      'SELECT external_id, job_family_id FROM jobs WHERE list_contains($1, job_family_id) ORDER BY external_id',
+      [listOf([...familiesToDerive])],
+    )
+    await stored.load(
+      'job',
+      members.map((member) => member.external_id).filter((id) => !jobProfiles.has(id)),
+    )
+    const jobSkillsOf = (id: string) => jobProfiles.get(id) ?? stored.skillsOf('job', id)
     let familyCount = 0
     for (const [familyId, family] of families) {
-      const members = jobs.filter((job) => job.job_family_id === familyId)
-      if (!(family.changed || members.some((job) => dirtyJobs.has(job.external_id)))) continue
+      if (!familiesToDerive.has(familyId)) continue
       writer.add(
         'job_family',
         deriveJobFamilyProfile(
           family.record,
-          members.map((job) => ({ job_id: job.external_id, skills: jobSkillsOf(job.external_id) })),
+          members
+            .filter((job) => job.job_family_id === familyId)
+            .map((job) => ({ job_id: job.external_id, skills: jobSkillsOf(job.external_id) })),
           extractor,
         ),
       )
       familyCount++
     }
     recomputed.job_families = familyCount
+    phase('courses_jobs_families')
 
-    const vacancies = await database.all<{ doc: string; job_id: string | null; change_seq: number }>(
-      'SELECT doc::VARCHAR AS doc, job_id, change_seq FROM vacancies ORDER BY external_id',
+    const vacancies = await database.all<{ doc: string; job_id: string | null }>(
+      `SELECT doc::VARCHAR AS doc, job_id FROM vacancies
+       WHERE change_seq > $1 OR list_contains($2, job_id) ORDER BY external_id`,
+      [since, listOf([...jobProfiles.keys()])],
     )
-    let vacancyCount = 0
+    await stored.load(
+      'job',
+      vacancies.flatMap((vacancy) =>
+        vacancy.job_id && !jobProfiles.has(vacancy.job_id) ? [vacancy.job_id] : [],
+      ),
+    )
     for (const vacancy of vacancies) {
-      if (!(vacancy.change_seq > since || (vacancy.job_id && dirtyJobs.has(vacancy.job_id)))) continue
       writer.add(
         'vacancy',
         deriveVacancyProfile(
@@ -160,51 +191,33 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
           extractor,
         ),
       )
-      vacancyCount++
     }
-    recomputed.vacancies = vacancyCount
-    phase('jobs_courses_vacancies')
+    recomputed.vacancies = vacancies.length
+    phase('vacancies')
 
-    const storedCourseSkills = await loadProfileSkills(database, vendor, 'course')
-    const referenced: ReferencedProfiles = {
-      jobs: new Map([...storedJobSkills, ...jobProfiles]),
-      courses: new Map([...storedCourseSkills, ...courseProfiles]),
-    }
-    const dirtyCourses = new Set(courseProfiles.keys())
     const employees = await dirtyEmployees(
       database,
       since,
       full,
       state.last_as_of,
       asOf,
-      dirtyJobs,
-      dirtyCourses,
+      [...jobProfiles.keys()],
+      [...courseProfiles.keys()],
     )
     phase('find_changed_employees')
-    const bytes = await deriveEmployees(
+    const derived = await deriveEmployees(
       database,
       employees,
-      { extractor, referenced, knownSkills, asOf },
+      { extractor, knownSkills, asOf, stored, jobProfiles, courseProfiles },
       writer,
-      async () => ({
-        labels: await labelsOfTenant(database, vendor),
-        jobs: [...referenced.jobs].map(([id, skills]) => [
-          id,
-          skills.map((skill) => ({ skill_id: skill.skill_id, score: skill.score })),
-        ]),
-        courses: [...referenced.courses].map(([id, skills]) => [
-          id,
-          skills.map((skill) => ({ skill_id: skill.skill_id, score: skill.score })),
-        ]),
-        asOf,
-      }),
       (done) => options.onProgress?.('employees', done, employees.length),
     )
-    result.text_bytes += bytes
+    result.text_bytes += derived.bytes
     recomputed.employees = employees.length
     phase('employees')
     const committed = await writer.commit(tenant.baseUrl, tenant.settings.name)
     phase('store')
+    for (const [name, seconds] of Object.entries(committed.phases)) phase(`store_${name}`, seconds)
     result.vendors.push({
       external_vendor: vendor,
       full,
@@ -212,6 +225,8 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
       changed: committed.changed,
       events: committed.events,
       seconds: Math.round(performance.now() - vendorStarted) / 1000,
+      workers: derived.workers,
+      phases: vendorPhases,
     })
   }
   await writeState(database, { last_seq: seqNow, last_as_of: asOf, vocabularies })
@@ -226,192 +241,276 @@ async function dirtyEmployees(
   full: boolean,
   lastAsOf: string | null,
   asOf: string,
-  dirtyJobs: ReadonlySet<string>,
-  dirtyCourses: ReadonlySet<string>,
+  dirtyJobs: readonly string[],
+  dirtyCourses: readonly string[],
 ): Promise<string[]> {
   if (full)
     return (
       await database.all<{ external_id: string }>('SELECT external_id FROM employees ORDER BY external_id')
     ).map((row) => row.external_id)
+  // Reading every event's content for a job or course id is the costly part: only when one changed.
+  const referencing =
+    dirtyJobs.length > 0 || dirtyCourses.length > 0
+      ? `UNION SELECT employee_id FROM skill_events
+         WHERE list_contains($4, content->>'$.job_id') OR list_contains($5, content->>'$.course_id')`
+      : ''
   const rows = await database.all<{ employee_id: string }>(
     `SELECT external_id AS employee_id FROM employees WHERE change_seq > $1
      UNION SELECT employee_id FROM skill_events WHERE change_seq > $1
      UNION SELECT employee_id FROM skill_events WHERE timestamp > $2::DATE AND timestamp <= $3::DATE
-     UNION SELECT employee_id FROM skill_events
-       WHERE list_contains($4, content->>'$.job_id') OR list_contains($5, content->>'$.course_id')
+     ${referencing}
      ORDER BY employee_id`,
-    [since, lastAsOf ?? asOf, asOf, listOf([...dirtyJobs]), listOf([...dirtyCourses])],
+    referencing
+      ? [since, lastAsOf ?? asOf, asOf, listOf(dirtyJobs), listOf(dirtyCourses)]
+      : [since, lastAsOf ?? asOf, asOf],
   )
   return rows.map((row) => row.employee_id)
 }
 
-/** Streams the employees' events in employee order and derives each profile; returns the bytes of text read. */
+interface EmployeeContext {
+  extractor: SkillExtractor
+  knownSkills: ReadonlySet<string>
+  asOf: string
+  stored: StoredProfiles
+  /** Job and course profiles derived in this run (they take the place of the stored ones). */
+  jobProfiles: ReadonlyMap<string, readonly ProfileSkill[]>
+  courseProfiles: ReadonlyMap<string, readonly ProfileSkill[]>
+}
+
+/** Work of one derivation worker thread, as `DeriveResult.workers` reports it. */
+export type WorkerReport = DeriveWorkerStats
+
+/**
+ * Streams the employees' events in employee order and derives each profile: on worker threads
+ * (one per core, a compiled vocabulary shared with them) for many employees, else on this thread,
+ * giving way to other work every few milliseconds. Returns the characters of event content read
+ * and what each worker did.
+ */
 async function deriveEmployees(
   database: TenantDatabase,
   employees: readonly string[],
-  context: {
-    extractor: SkillExtractor
-    referenced: ReferencedProfiles
-    knownSkills: ReadonlySet<string>
-    asOf: string
-  },
+  context: EmployeeContext,
   writer: ProfileWriter,
-  workerSetup: () => Promise<DeriveWorkerSetup>,
   onProgress: (done: number) => void,
-): Promise<number> {
+): Promise<{ bytes: number; workers: WorkerReport[] }> {
   let bytes = 0
   let done = 0
-  const pool =
-    employees.length >= PARALLEL_MIN_EMPLOYEES && WORKER.pathname.endsWith('.js')
-      ? await WorkerPool.start(await workerSetup())
-      : undefined
+  const parallel = employees.length >= PARALLEL_MIN_EMPLOYEES && WORKER.pathname.endsWith('.js')
+  const pool = parallel ? await WorkerPool.start(await workerSetup(context)) : undefined
+  const referenced: Referenced = { jobs: new Map(), courses: new Map() }
   try {
-    let batch: [string, EventInput[]][] = []
+    let batch: EventBatch = { employees: [], counts: [], records: [] }
     const flush = async () => {
-      if (batch.length === 0) return
+      if (batch.employees.length === 0) return
       const current = batch
-      batch = []
+      batch = { employees: [], counts: [], records: [] }
       if (pool) {
-        await pool.submit(current, (profiles) => {
-          for (const profile of profiles) writer.add('employee', profile)
-          done += profiles.length
+        await pool.submit(current, (result) => {
+          writer.addRows('employee', result.rows)
+          bytes += result.contentChars
+          done += result.rows.entityIds.length
           onProgress(done)
         })
-      } else {
-        let since = performance.now()
-        for (const [employeeId, events] of current) {
-          writer.add('employee', deriveEmployeeProfile(employeeId, parseContents(events), context))
-          // On the thread that also answers requests (the server's background derivation), a
-          // long derivation gives way every few milliseconds instead of holding them up.
-          if (performance.now() - since > YIELD_AFTER_MS) {
-            await new Promise((resolve) => setImmediate(resolve))
-            since = performance.now()
-          }
-        }
-        done += current.length
-        onProgress(done)
+        return
       }
+      const { events, contentChars } = eventsOfRecords(current.records)
+      bytes += contentChars
+      await loadReferenced(events, context, referenced)
+      const derivation = { ...context, referenced }
+      let since = performance.now()
+      let offset = 0
+      for (let index = 0; index < current.employees.length; index++) {
+        const count = current.counts[index] as number
+        writer.add(
+          'employee',
+          deriveEmployeeProfile(
+            current.employees[index] as string,
+            events.slice(offset, offset + count),
+            derivation,
+          ),
+        )
+        offset += count
+        // On the thread that also answers requests (the server's background derivation), a
+        // long derivation gives way every few milliseconds instead of holding them up.
+        if (performance.now() - since > YIELD_AFTER_MS) {
+          await new Promise((resolve) => setImmediate(resolve))
+          since = performance.now()
+        }
+      }
+      done += current.employees.length
+      onProgress(done)
     }
     // Every employee gets a profile, an empty one too: an empty profile is a valid result (3.1).
     let next = 0
-    const emitUpTo = async (employeeId: string | null) => {
-      while (next < employees.length && (employeeId === null || (employees[next] as string) < employeeId)) {
-        batch.push([employees[next] as string, []])
-        next++
-        if (batch.length >= BATCH_EMPLOYEES) await flush()
-      }
-    }
     let currentId: string | null = null
-    let currentEvents: EventInput[] = []
-    for await (const row of streamEvents(database, employees)) {
-      bytes += row.content.length
-      if (row.employee_id !== currentId) {
-        if (currentId !== null) {
-          batch.push([currentId, currentEvents])
-          next++
-          if (batch.length >= BATCH_EMPLOYEES) await flush()
-        }
-        await emitUpTo(row.employee_id)
-        currentId = row.employee_id
-        currentEvents = []
+    let count = 0
+    const close = async (employeeId: string | null) => {
+      if (currentId !== null) {
+        batch.employees.push(currentId)
+        batch.counts.push(count)
+        next++
+        if (batch.employees.length >= BATCH_EMPLOYEES || batch.records.length >= BATCH_EVENTS) await flush()
       }
-      // Content stays text until it is used: a worker parses it, not the thread that reads.
-      currentEvents.push({
-        external_id: row.external_id,
-        event_type: row.event_type,
-        timestamp: row.timestamp,
-        content: row.content as unknown as Record<string, unknown>,
-        language: row.language,
-        ended_on: row.ended_on,
-      })
+      while (next < employees.length && (employeeId === null || (employees[next] as string) < employeeId)) {
+        batch.employees.push(employees[next] as string)
+        batch.counts.push(0)
+        next++
+        if (batch.employees.length >= BATCH_EMPLOYEES) await flush()
+      }
+      currentId = employeeId
+      count = 0
     }
-    if (currentId !== null) {
-      batch.push([currentId, currentEvents])
-      next++
+    for await (const chunk of streamEventRecords(database, employees)) {
+      const [ids, records] = chunk.columns as [string[], string[]]
+      for (let index = 0; index < chunk.rowCount; index++) {
+        const employeeId = ids[index] as string
+        if (employeeId !== currentId) await close(employeeId)
+        // Records stay text until a worker parses them: this thread only groups and forwards.
+        batch.records.push(records[index] as string)
+        count++
+      }
     }
-    await emitUpTo(null)
+    await close(null)
     await flush()
     await pool?.drain()
   } finally {
     await pool?.stop()
   }
-  return bytes
+  return { bytes, workers: pool?.reports() ?? [] }
+}
+
+/** Employees in order, the number of events of each, and their events as JSON records. */
+interface EventBatch {
+  employees: string[]
+  counts: number[]
+  records: string[]
+}
+
+/** What every worker gets: the compiled vocabulary, and every job and course profile events may refer to. */
+async function workerSetup(context: EmployeeContext): Promise<DeriveWorkerSetup> {
+  const stored = await context.stored.allScores()
+  const entries = (entityType: 'job' | 'course', fresh: ReadonlyMap<string, readonly ProfileSkill[]>) => {
+    const merged = stored[entityType]
+    for (const [id, skills] of fresh)
+      merged.set(
+        id,
+        skills.map((skill) => ({ skill_id: skill.skill_id, score: skill.score })),
+      )
+    return [...merged]
+  }
+  return {
+    vocabulary: context.extractor.compiled,
+    jobs: entries('job', context.jobProfiles),
+    courses: entries('course', context.courseProfiles),
+    asOf: context.asOf,
+  }
+}
+
+/** Jobs and courses by id, with the skills events that name them hand on. */
+interface Referenced {
+  jobs: Map<string, readonly ProfileSkill[]>
+  courses: Map<string, readonly ProfileSkill[]>
+}
+
+/** Adds to `referenced` the jobs and courses these events name (this run's profiles, else the stored ones). */
+async function loadReferenced(
+  events: readonly EventInput[],
+  context: EmployeeContext,
+  referenced: Referenced,
+) {
+  const named = (event: EventInput) => {
+    const { job_id: jobId, course_id: courseId } = event.content
+    // As evidenceOfEvent reads them: a job id first, a course id only without one.
+    if (typeof jobId === 'string') return { entityType: 'job' as const, id: jobId }
+    if (typeof courseId === 'string') return { entityType: 'course' as const, id: courseId }
+    return undefined
+  }
+  const wanted = { job: [] as string[], course: [] as string[] }
+  for (const event of events) {
+    const reference = named(event)
+    if (reference) wanted[reference.entityType].push(reference.id)
+  }
+  await context.stored.load('job', wanted.job)
+  await context.stored.load('course', wanted.course)
+  for (const event of events) {
+    const reference = named(event)
+    if (!reference) continue
+    const { entityType, id } = reference
+    const fresh = entityType === 'job' ? context.jobProfiles : context.courseProfiles
+    const map = entityType === 'job' ? referenced.jobs : referenced.courses
+    if (!map.has(id)) map.set(id, fresh.get(id) ?? context.stored.skillsOf(entityType, id))
+  }
 }
 
 const WORKER = new URL('./derive-worker.js', import.meta.url)
 
-/** Parses the JSON text of events read from the database. */
-export function parseContents(events: EventInput[]): EventInput[] {
-  for (const event of events) if (typeof event.content === 'string') event.content = JSON.parse(event.content)
-  return events
-}
 /** Longest stretch of derivation on the calling thread without letting other work run (ms). */
 const YIELD_AFTER_MS = 8
 const PARALLEL_MIN_EMPLOYEES = Number(process.env.SKILLHOUSE_PARALLEL_MIN_EMPLOYEES ?? 2000)
-const BATCH_EMPLOYEES = 250
+/** Employees per batch: small batches keep what a worker holds short-lived (cheap to collect). */
+const BATCH_EMPLOYEES = 64
+/** A batch also ends at this many events, so that a few employees with huge histories stay small batches. */
+const BATCH_EVENTS = 4096
+const IN_FLIGHT = 3
 
-interface EventRow {
-  employee_id: string
-  external_id: string
-  event_type: string
-  timestamp: string
-  content: string
-  language: string | null
-  ended_on: string | null
-}
-
-/** The events of the given employees (sorted), ordered by employee, streamed chunk by chunk. */
-async function* streamEvents(
+/**
+ * The events of the given employees (sorted), ordered by employee, streamed chunk by chunk: the
+ * employee and the event as one JSON record (see `eventsOfRecords`), so that this thread reads
+ * two strings an event and the workers parse the rest.
+ */
+async function* streamEventRecords(
   database: TenantDatabase,
   employees: readonly string[],
-): AsyncGenerator<EventRow> {
+): AsyncGenerator<{ rowCount: number; columns: unknown[][] }> {
   // Its own connection: profiles are appended on the main one while the events stream.
-  const chunks = database.streamChunks(
-    `SELECT e.employee_id, e.external_id, e.event_type, strftime(e.timestamp, '%Y-%m-%d') AS timestamp, e.content::VARCHAR AS content,
-            e.language, strftime(e.ended_on, '%Y-%m-%d') AS ended_on
+  yield* database.streamChunks(
+    `SELECT e.employee_id,
+            concat('[', to_json(e.external_id), ',', to_json(e.event_type), ',"', strftime(e.timestamp, '%Y-%m-%d'), '",',
+                   coalesce(to_json(e.language)::VARCHAR, 'null'), ',',
+                   coalesce('"' || strftime(e.ended_on, '%Y-%m-%d') || '"', 'null'), ',',
+                   length(e.content::VARCHAR), ',', e.content::VARCHAR, ']') AS record
      FROM skill_events e SEMI JOIN (SELECT unnest($1::VARCHAR[]) AS employee_id) d ON d.employee_id = e.employee_id
      ORDER BY e.employee_id, e.timestamp, e.external_id`,
     [listOf(employees)],
   )
-  for await (const chunk of chunks) {
-    const [employee, id, type, timestamp, content, language, ended] = chunk.columns as (string | null)[][]
-    for (let index = 0; index < chunk.rowCount; index++) {
-      yield {
-        employee_id: employee?.[index] as string,
-        external_id: id?.[index] as string,
-        event_type: type?.[index] as string,
-        timestamp: timestamp?.[index] as string,
-        content: content?.[index] as string,
-        language: language?.[index] ?? null,
-        ended_on: ended?.[index] ?? null,
-      }
-    }
-  }
 }
 
-/** Derivation workers, one per core, each with two batches in flight at most. */
+/**
+ * Derivation workers, one per core, each with up to IN_FLIGHT batches: one to work on and more
+ * queued, so that a worker has work while this thread appends or flushes.
+ */
 class WorkerPool {
   private nextId = 0
   private readonly pending = new Map<
     number,
-    { resolve: () => void; onResult: (profiles: DerivedProfile[]) => void }
+    (result: DeriveWorkerResult & { contentChars: number }) => void
   >()
   private readonly inFlight: number[]
+  private readonly stats: (DeriveWorkerStats | undefined)[]
   private failure: Error | undefined
+  private stopping = false
 
   private constructor(private readonly workers: Worker[]) {
     this.inFlight = workers.map(() => 0)
+    this.stats = workers.map(() => undefined)
     workers.forEach((worker, index) => {
       worker.on('message', (result: DeriveWorkerResult) => {
-        const waiting = this.pending.get(result.id)
+        const onResult = this.pending.get(result.id)
         this.pending.delete(result.id)
         this.inFlight[index] = (this.inFlight[index] as number) - 1
-        waiting?.onResult(result.profiles)
-        waiting?.resolve()
+        const contentChars = result.stats.content_chars - (this.stats[index]?.content_chars ?? 0)
+        this.stats[index] = result.stats
+        onResult?.({ ...result, contentChars })
         this.wake()
       })
       worker.on('error', (error) => {
         this.failure = error
+        this.wake()
+      })
+      // A worker that ends of itself would leave its batches unanswered: that is a failure too.
+      worker.on('exit', (code) => {
+        if (this.stopping) return
+        this.failure ??= new Error(`a derivation worker stopped (exit code ${code}) with batches unanswered`)
         this.wake()
       })
     })
@@ -429,19 +528,19 @@ class WorkerPool {
     for (const waiter of waiters) waiter()
   }
 
-  /** Sends a batch to the least busy worker, waiting while every worker has two batches. */
+  /** Sends a batch to the least busy worker, waiting while every worker has IN_FLIGHT batches. */
   async submit(
-    employees: [string, EventInput[]][],
-    onResult: (profiles: DerivedProfile[]) => void,
+    batch: EventBatch,
+    onResult: (result: { rows: ProfileRows; contentChars: number }) => void,
   ): Promise<void> {
     for (;;) {
       if (this.failure) throw this.failure
       const index = this.inFlight.indexOf(Math.min(...this.inFlight))
-      if ((this.inFlight[index] as number) < 2) {
+      if ((this.inFlight[index] as number) < IN_FLIGHT) {
         const id = this.nextId++
         this.inFlight[index] = (this.inFlight[index] as number) + 1
-        this.pending.set(id, { resolve: () => undefined, onResult })
-        ;(this.workers[index] as Worker).postMessage({ id, employees } satisfies DeriveWorkerBatch)
+        this.pending.set(id, onResult)
+        ;(this.workers[index] as Worker).postMessage({ id, ...batch } satisfies DeriveWorkerBatch)
         return
       }
       await new Promise<void>((resolve) => this.waiters.push(resolve))
@@ -456,29 +555,93 @@ class WorkerPool {
     }
   }
 
+  /** What each worker did (the totals of its last answer). */
+  reports(): WorkerReport[] {
+    return this.stats.filter((stats): stats is DeriveWorkerStats => stats !== undefined)
+  }
+
   async stop(): Promise<void> {
+    this.stopping = true
     await Promise.all(this.workers.map((worker) => worker.terminate()))
   }
 }
 
-async function loadProfileSkills(
-  database: TenantDatabase,
-  vendor: string,
-  entityType: string,
-): Promise<Map<string, ProfileSkill[]>> {
-  const rows = await database.all<{ entity_id: string; skill_id: string; score: number }>(
-    'SELECT entity_id, skill_id, score FROM profile_skills WHERE external_vendor = $1 AND entity_type = $2 ORDER BY entity_id, score DESC',
-    [vendor, entityType],
-  )
-  const map = new Map<string, ProfileSkill[]>()
-  for (const row of rows) {
-    const skill = { skill_id: row.skill_id, score: row.score } as ProfileSkill
-    const list = map.get(row.entity_id)
-    if (list) list.push(skill)
-    else map.set(row.entity_id, [skill])
+/**
+ * Stored job and course profiles, loaded as needed: derivation needs those the changed
+ * families, vacancies and employees' events refer to (all of them only for a large run).
+ */
+class StoredProfiles {
+  private readonly profiles = {
+    job: new Map<string, ProfileSkill[]>(),
+    course: new Map<string, ProfileSkill[]>(),
   }
-  return map
+  private readonly loaded = { job: new Set<string>(), course: new Set<string>() }
+
+  constructor(
+    private readonly database: TenantDatabase,
+    private readonly vendor: string,
+  ) {}
+
+  /** The stored skills of a job or course (none when it has no profile). */
+  skillsOf(entityType: 'job' | 'course', id: string): ProfileSkill[] {
+    return this.profiles[entityType].get(id) ?? []
+  }
+
+  /** Loads the profiles of these jobs or courses that are not loaded yet. */
+  async load(entityType: 'job' | 'course', ids: readonly string[]): Promise<void> {
+    const missing = [...new Set(ids)].filter((id) => !this.loaded[entityType].has(id))
+    if (missing.length === 0) return
+    for (const id of missing) this.loaded[entityType].add(id)
+    await this.read(
+      `SELECT entity_type, entity_id, ${SKILL_FIELDS} FROM profile_skills
+       WHERE external_vendor = $1 AND entity_type = $2 AND list_contains($3, entity_id)`,
+      [this.vendor, entityType, listOf(missing)],
+    )
+  }
+
+  /** The skill ids and scores of every stored job and course profile: what events referring to them need. */
+  async allScores(): Promise<Record<'job' | 'course', Map<string, { skill_id: string; score: number }[]>>> {
+    const rows = await this.database.all<{
+      entity_type: 'job' | 'course'
+      entity_id: string
+      skill_id: string
+      score: number
+    }>(
+      `SELECT entity_type, entity_id, skill_id, score FROM profile_skills
+       WHERE external_vendor = $1 AND entity_type IN ('job', 'course')
+       ORDER BY entity_type, entity_id, score DESC, skill_id`,
+      [this.vendor],
+    )
+    const all = {
+      job: new Map<string, { skill_id: string; score: number }[]>(),
+      course: new Map<string, { skill_id: string; score: number }[]>(),
+    }
+    for (const row of rows) {
+      const skill = { skill_id: row.skill_id, score: row.score }
+      const list = all[row.entity_type].get(row.entity_id)
+      if (list) list.push(skill)
+      else all[row.entity_type].set(row.entity_id, [skill])
+    }
+    return all
+  }
+
+  private async read(sql: string, params: SqlParams) {
+    const rows = await this.database.all<
+      Omit<ProfileSkill, 'evidence'> & { entity_type: 'job' | 'course'; entity_id: string; evidence: string }
+    >(`${sql} ORDER BY entity_type, entity_id, score DESC, skill_id`, params)
+    for (const row of rows) {
+      const { entity_type: entityType, entity_id: entityId, ...skill } = row
+      const profile: ProfileSkill = { ...skill, evidence: JSON.parse(row.evidence) }
+      const list = this.profiles[entityType].get(entityId)
+      if (list) list.push(profile)
+      else this.profiles[entityType].set(entityId, [profile])
+    }
+  }
 }
+
+const SKILL_FIELDS = `skill_id, validation_state, score, proficiency_float, proficiency_level, governed_proficiency_level,
+  governed_critical, inferred_critical, strftime(first_seen, '%Y-%m-%d') AS first_seen,
+  strftime(last_seen, '%Y-%m-%d') AS last_seen, evidence::VARCHAR AS evidence`
 
 async function readState(database: TenantDatabase): Promise<DeriveState> {
   const row = await database.one<{ value: string }>(
@@ -496,15 +659,6 @@ async function currentSeq(database: TenantDatabase): Promise<number> {
     `SELECT max(seq) AS seq FROM (${ENTITY_TABLES.map((table) => `SELECT max(change_seq) AS seq FROM ${table}`).join(' UNION ALL ')})`,
   )
   return row?.seq ?? 0
-}
-
-async function vocabularySignature(database: TenantDatabase, vendor: string): Promise<string> {
-  const row = await database.one<{ signature: string }>(
-    `SELECT count(*) || ':' || coalesce(max(updated_at)::VARCHAR, '') || ':' || coalesce(md5(string_agg(content_hash, ',' ORDER BY external_id)), '') AS signature
-     FROM skills WHERE external_vendor = $1`,
-    [vendor],
-  )
-  return row?.signature ?? ''
 }
 
 const listOf = (values: readonly string[]) => listValue([...values])

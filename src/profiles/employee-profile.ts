@@ -1,10 +1,10 @@
-import type { SkillExtractor } from '../extraction/skill-extractor.js'
 import {
   type EventInput,
   type Evidence,
   evidenceOfEvent,
   KIND_WEIGHTS,
   type ReferencedProfiles,
+  type SkillFinder,
 } from './evidence.js'
 
 /** One skill of a derived profile, as stored in `profile_skills`. */
@@ -73,7 +73,7 @@ export function deriveEmployeeProfile(
   employeeId: string,
   events: readonly EventInput[],
   context: {
-    extractor: SkillExtractor
+    extractor: SkillFinder
     referenced: ReferencedProfiles
     knownSkills: ReadonlySet<string>
     asOf: string

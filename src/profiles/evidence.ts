@@ -1,5 +1,8 @@
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
 
+/** What evidence needs of an extractor: the skills of a text with their scores. */
+export type SkillFinder = Pick<SkillExtractor, 'visitSkills'>
+
 /** A stored skill event as derivation reads it. */
 export interface EventInput {
   external_id: string
@@ -82,11 +85,19 @@ const FILE_LANGUAGES: Record<string, string> = {
   html: 'HTML',
 }
 
-const text = (...parts: unknown[]) =>
-  parts
-    .flatMap((part) => (Array.isArray(part) ? part : [part]))
-    .filter((part): part is string => typeof part === 'string' && part.length > 0)
-    .join('. ')
+/** The non-empty strings among the parts (and inside array parts), joined by ". ". */
+function text(...parts: unknown[]): string {
+  let joined = ''
+  const add = (part: unknown) => {
+    if (typeof part !== 'string' || part.length === 0) return
+    joined = joined.length === 0 ? part : `${joined}. ${part}`
+  }
+  for (const part of parts) {
+    if (Array.isArray(part)) for (const item of part) add(item)
+    else add(part)
+  }
+  return joined
+}
 
 /** The free text an event holds, by event type. */
 export function eventText(event: EventInput): string {
@@ -129,7 +140,7 @@ export function eventText(event: EventInput): string {
  */
 export function evidenceOfEvent(
   event: EventInput,
-  extractor: SkillExtractor,
+  extractor: SkillFinder,
   referenced: ReferencedProfiles,
   knownSkills: ReadonlySet<string>,
 ): Evidence[] {
@@ -168,8 +179,29 @@ export function evidenceOfEvent(
   }
   const body = eventText(event)
   if (body) {
-    const language = event.language && event.language !== 'auto' ? (event.language as 'en') : 'auto'
-    for (const skill of extractor.extract(body, { language }).skills) add(skill.skill_id, skill.score)
+    // The skills of one text are distinct, so the order they come in changes nothing here.
+    extractor.visitSkills(body, event.language && event.language !== 'auto' ? event.language : 'auto', add)
   }
   return [...found.values()]
+}
+
+/**
+ * An event as the derivation query encodes it, as JSON: [external_id, event_type, timestamp,
+ * language, ended_on, characters of the content, content].
+ */
+type EventRecord = [string, string, string, string | null, string | null, number, Record<string, unknown>]
+
+/** The events of JSON-encoded records, parsed in one go, and the characters of their contents. */
+export function eventsOfRecords(records: readonly string[]): { events: EventInput[]; contentChars: number } {
+  const parsed = JSON.parse(`[${records.join(',')}]`) as EventRecord[]
+  const events: EventInput[] = new Array(parsed.length)
+  let contentChars = 0
+  for (let index = 0; index < parsed.length; index++) {
+    const [external_id, event_type, timestamp, language, ended_on, chars, content] = parsed[
+      index
+    ] as EventRecord
+    contentChars += chars
+    events[index] = { external_id, event_type, timestamp, content, language, ended_on }
+  }
+  return { events, contentChars }
 }

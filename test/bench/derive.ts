@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { generateTenant } from '../../src/generate/generate-tenant.js'
 import { ingestPaths } from '../../src/ingest/ingest-paths.js'
-import { deriveProfiles } from '../../src/profiles/derive.js'
+import { type DeriveResult, deriveProfiles } from '../../src/profiles/derive.js'
 import { importEsco } from '../../src/taxonomy/import-esco.js'
 import { initialiseTenant } from '../../src/tenants/initialise-tenant.js'
 import { createTenant, withTenant } from '../../src/tenants/tenant-service.js'
@@ -14,7 +14,13 @@ import { writeSyntheticEsco } from './vocabulary.js'
 /**
  * Derivation of a generated tenant of 100,000 employees and 2,000,000 events: the full run with
  * the default vocabulary and with a 14,000-skill ESCO-format vocabulary (vendor_a), MB/s of event
- * text, peak memory, and an incremental re-derive after 1% new events, against the full run.
+ * text for the whole pipeline, the extraction rate per core, the cores used, peak memory, and an
+ * incremental re-derive after 1% new events, against the full run.
+ *
+ * The extraction rate per core is each worker's: characters of text handed to the extractor per
+ * CPU second spent extracting (its time in the extractor, scaled by the share of its busy time the
+ * thread had a core: the machine is shared). The worker rate is the event content a worker
+ * derived profiles from (parsing, extraction, profile, encoding) per CPU second of the thread.
  */
 export async function benchDerive(): Promise<BenchResult> {
   const scratch = scratchDir('derive')
@@ -41,20 +47,27 @@ export async function benchDerive(): Promise<BenchResult> {
     const figures: Record<string, number | string> = { employees, events }
     const ratios: Record<string, number> = {}
     await withTenant(dataDir, 'bench', async (tenant) => {
-      const ingest = (paths: string[]) =>
-        ingestPaths({
+      // Each ingest ends with a checkpoint, so that the derivation measured next pays for writing
+      // its own changes only, not for the ingest's still in the write-ahead log.
+      const ingest = async (paths: string[]) => {
+        await ingestPaths({
           database: tenant.database,
           settings: tenant.settings,
           paths,
           rejectsDir: join(scratch.dir, 'rejects'),
         })
+        await tenant.database.checkpoint()
+      }
       await ingest([inbox])
       // The default vocabulary alone first (vendor_a has no skills yet, so it is skipped).
+      const cpuBefore = process.cpuUsage()
       const full = await measure(() => deriveProfiles({ tenant, asOf: '2026-11-01', full: true }))
       const text = full.result.text_bytes
       figures.default_full_seconds = round(full.seconds)
       figures.default_events_per_s = Math.round(events / (full.result.vendors[0]?.seconds ?? full.seconds))
       figures.default_text_mb_per_s = round(text / 1e6 / (full.result.phases.employees ?? full.seconds))
+      Object.assign(figures, workerFigures('default', full.result.vendors[0]?.workers ?? []))
+      figures.default_cores_used = round(cpuSeconds(cpuBefore) / full.seconds)
       figures.default_peak_rss_mib = full.peakRssMiB
       figures.default_phases = JSON.stringify(full.result.phases)
 
@@ -78,6 +91,7 @@ export async function benchDerive(): Promise<BenchResult> {
       const incremental = await measure(() => deriveProfiles({ tenant, asOf: '2026-11-01' }))
       figures.incremental_seconds = round(incremental.seconds)
       figures.incremental_employees = incremental.result.vendors[0]?.recomputed.employees ?? 0
+      figures.incremental_phases = JSON.stringify(incremental.result.phases)
       ratios.incremental_vs_full = round(incremental.seconds / full.seconds)
       console.log(
         `  incremental: ${figures.incremental_seconds} s for ${figures.incremental_employees} employees`,
@@ -87,11 +101,14 @@ export async function benchDerive(): Promise<BenchResult> {
       const esco = join(scratch.dir, 'esco')
       writeSyntheticEsco(esco, { skills: 14_000 })
       await importEsco(tenant, [esco], { external_vendor: 'vendor_a' })
+      await tenant.database.checkpoint()
       const large = await measure(() => deriveProfiles({ tenant, asOf: '2026-11-01', full: true }))
       const vendorA = large.result.vendors.find((vendor) => vendor.external_vendor === 'vendor_a')
       figures.esco14k_seconds = vendorA?.seconds ?? 0
       figures.esco14k_text_mb_per_s = round(text / 1e6 / (vendorA?.seconds ?? 1))
+      Object.assign(figures, workerFigures('esco14k', vendorA?.workers ?? []))
       figures.esco14k_peak_rss_mib = large.peakRssMiB
+      figures.esco14k_phases = JSON.stringify(vendorA?.phases ?? {})
     })
     return { name: 'derive', figures, ratios }
   } finally {
@@ -100,3 +117,27 @@ export async function benchDerive(): Promise<BenchResult> {
 }
 
 const round = (value: number) => Math.round(value * 1000) / 1000
+
+const cpuSeconds = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since)
+  return (used.user + used.system) / 1e6
+}
+
+/** Per worker, `a / b`: the extraction rate per core and the worker rate (see `benchDerive`), MB/s. */
+function workerFigures(prefix: string, workers: DeriveResult['vendors'][number]['workers']) {
+  const list = (rate: (worker: (typeof workers)[number]) => number) =>
+    workers.map((worker) => round(rate(worker))).join(' / ') || 'no workers'
+  return {
+    [`${prefix}_extraction_mb_per_s_per_core`]: list((worker) => {
+      const share =
+        worker.cpu_seconds === null || worker.busy_seconds === 0
+          ? 1
+          : Math.min(1, worker.cpu_seconds / worker.busy_seconds)
+      return worker.extracted_chars / 1e6 / (worker.extract_seconds * share)
+    }),
+    [`${prefix}_worker_mb_per_s_per_core`]: list(
+      (worker) => worker.content_chars / 1e6 / (worker.cpu_seconds ?? worker.busy_seconds),
+    ),
+    [`${prefix}_worker_cpu_seconds`]: list((worker) => worker.cpu_seconds ?? worker.busy_seconds),
+  }
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest'
+import { deserialiseVocabulary, serialiseVocabulary } from '../../src/extraction/compile-vocabulary.js'
+import { defaultExtractor } from '../../src/extraction/extractor-cache.js'
+import { type LabelInput, SkillExtractor } from '../../src/extraction/skill-extractor.js'
+
+const TEXTS = [
+  'Senior data engineer: ETL pipelines in Python and SQL on Azure, with dbt and Terraform; Kubernetes (K8s).',
+  'Front-end development in JavaScript and TypeScript, back-end in C# on .NET and Node.js.',
+  'Verantwortlich für die Buchhaltung und Projektmanagementerfahrung mit SAP.',
+  'Verantwoordelijk voor de boekhouding en onderhandelingen met leveranciers.',
+  'Responsable de la comptabilité et de la gestion de projet.',
+  'Processed AP invoices daily; HR onboarding and payroll.',
+  'Moved to the Ghent office in March.',
+  '',
+]
+const LANGUAGES = ['auto', 'en', 'nl', 'fr', 'de'] as const
+
+const skillsOf = (extractor: SkillExtractor, text: string, language: (typeof LANGUAGES)[number]) =>
+  extractor.extract(text, { language }).skills.map((skill) => [skill.skill_id, skill.score] as const)
+
+describe('the compiled vocabulary', () => {
+  it('gives an extractor that loads it (as a worker thread does) the same findings', () => {
+    const compiling = defaultExtractor()
+    // What a worker receives: a structured clone, its typed arrays on the same shared memory.
+    const loaded = SkillExtractor.load(structuredClone(compiling.compiled))
+    for (const text of TEXTS)
+      for (const language of LANGUAGES)
+        expect(loaded.extract(text, { language })).toEqual(compiling.extract(text, { language }))
+  })
+
+  it('hands visitSkills the skills and scores extract finds', () => {
+    const extractor = defaultExtractor()
+    for (const text of TEXTS) {
+      for (const language of LANGUAGES) {
+        const visited: [string, number][] = []
+        extractor.visitSkills(text, language, (skillId, score) => visited.push([skillId, score]))
+        expect(visited.sort()).toEqual([...skillsOf(extractor, text, language)].sort())
+      }
+    }
+  })
+
+  it('finds the same skills after its table of known words has grown many times', () => {
+    const fresh = SkillExtractor.load(defaultExtractor().compiled)
+    const before = TEXTS.map((text) => skillsOf(fresh, text, 'auto'))
+    const words = Array.from({ length: 40_000 }, (_, index) => `w${index.toString(36)}x`).join(' ')
+    expect(fresh.extract(`${words} Python`).skills.map((skill) => skill.skill_id)).toContain('skl-python')
+    expect(TEXTS.map((text) => skillsOf(fresh, text, 'auto'))).toEqual(before)
+  })
+
+  it('keeps a shared label for every skill it belongs to, and the stronger of a skill twice on one label', () => {
+    const labels: LabelInput[] = [
+      { skill_id: 's-gcp', language: 'en_uk', kind: 'name', label: 'Google Cloud Platform' },
+      { skill_id: 's-gcp', language: 'en_uk', kind: 'alias', label: 'GCP' },
+      { skill_id: 's-gcp-arch', language: 'en_uk', kind: 'name', label: 'Cloud architecture on GCP' },
+      { skill_id: 's-gcp-arch', language: 'en_uk', kind: 'alias', label: 'GCP' },
+      { skill_id: 's-neg', language: 'en_uk', kind: 'alias', label: 'Negotiation' },
+      { skill_id: 's-neg', language: 'en_uk', kind: 'name', label: 'Negotiation' },
+    ]
+    const extractor = SkillExtractor.compile(labels)
+    const found = extractor.extract('GCP and Negotiation', { minScore: 0 }).skills
+    const score = (id: string) => found.find((skill) => skill.skill_id === id)?.score ?? 0
+    expect(score('s-gcp')).toBeGreaterThan(0)
+    expect(score('s-gcp')).toBe(score('s-gcp-arch'))
+    // The name (1) beats the alias (0.95) on the same label; found once, exactly and stemmed.
+    const negotiation = found.find((skill) => skill.skill_id === 's-neg')
+    expect(negotiation?.mentions).toBe(1)
+    expect(negotiation?.score).toBe(
+      SkillExtractor.compile([labels[5] as LabelInput]).extract('Negotiation').skills[0]?.score,
+    )
+  })
+
+  it('is kept as bytes for another process, and read back only for the same stamp', () => {
+    const compiling = defaultExtractor()
+    const bytes = serialiseVocabulary(compiling.compiled, 'compiler-1|vocabulary-1')
+    expect(deserialiseVocabulary(bytes, 'compiler-2|vocabulary-1')).toBeUndefined()
+    const kept = deserialiseVocabulary(bytes, 'compiler-1|vocabulary-1')
+    expect(kept).toBeDefined()
+    const loaded = SkillExtractor.load(kept as NonNullable<typeof kept>)
+    for (const text of TEXTS)
+      for (const language of LANGUAGES)
+        expect(loaded.extract(text, { language })).toEqual(compiling.extract(text, { language }))
+  })
+})
