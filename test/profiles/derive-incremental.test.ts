@@ -110,4 +110,23 @@ describe('incremental derivation', () => {
     expect(result.text_bytes).toBe(text?.chars)
     expect(result.vendors[0]?.workers).toEqual([])
   })
+
+  it('keeps one row per profile and skill through changed, unchanged and full runs', async () => {
+    await ingest('skill_events', [
+      event('eve', 'e3', 'project', '2025-02-01', {
+        name: 'Lake',
+        description: 'Python and Kubernetes again.',
+      }),
+    ])
+    await deriveProfiles({ tenant, asOf: AS_OF })
+    await deriveProfiles({ tenant, asOf: AS_OF })
+    await deriveProfiles({ tenant, asOf: AS_OF, full: true })
+    const rows = await tenant.database.one<{ rows: number; keys: number }>(
+      `SELECT count(*)::INTEGER AS rows,
+              count(DISTINCT (entity_type, entity_id, external_vendor, skill_id))::INTEGER AS keys
+       FROM profile_skills`,
+    )
+    expect(rows?.rows).toBeGreaterThan(5)
+    expect(rows?.keys).toBe(rows?.rows)
+  })
 })

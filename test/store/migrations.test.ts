@@ -32,6 +32,37 @@ describe('tenant database migrations', () => {
     upgraded.close()
   })
 
+  it('keeps the profile skills when it builds their table again without its key (8)', async () => {
+    const path = join(temp.dir, 'seven.duckdb')
+    const before = MIGRATIONS.filter((migration) => migration.version <= 7)
+    const old = await TenantDatabase.open(path, { create: true, migrations: before })
+    const skill = (id: string, skill: string) =>
+      old.run(
+        `INSERT INTO profile_skills VALUES ('employee', $1, 'vendor_default', $2, 'suggested', 0.5,
+           0.4, 3, NULL, NULL, false, DATE '2020-01-01', DATE '2024-01-01', '[]')`,
+        [id, skill],
+      )
+    await skill('emp-2', 'skl-sql')
+    await skill('emp-1', 'skl-python')
+    old.close()
+
+    const upgraded = await TenantDatabase.open(path)
+    expect(await upgraded.schemaVersion()).toBe(LATEST_SCHEMA_VERSION)
+    expect(
+      await upgraded.all(
+        'SELECT entity_id, skill_id, proficiency_level, first_seen::VARCHAR AS first_seen FROM profile_skills ORDER BY entity_id',
+      ),
+    ).toEqual([
+      { entity_id: 'emp-1', skill_id: 'skl-python', proficiency_level: 3, first_seen: '2020-01-01' },
+      { entity_id: 'emp-2', skill_id: 'skl-sql', proficiency_level: 3, first_seen: '2020-01-01' },
+    ])
+    const indexes = await upgraded.all(
+      `SELECT constraint_type FROM duckdb_constraints() WHERE table_name = 'profile_skills' AND constraint_type = 'PRIMARY KEY'`,
+    )
+    expect(indexes).toEqual([])
+    upgraded.close()
+  })
+
   it('refuses a database made by a newer skillhouse', async () => {
     const path = join(temp.dir, 'future.duckdb')
     const database = await TenantDatabase.open(path, { create: true })
