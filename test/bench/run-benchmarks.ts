@@ -9,6 +9,7 @@ import { benchIngest } from './ingest.js'
 const BENCHES: Record<string, () => Promise<BenchResult>> = {
   ingest: benchIngest,
   vocabulary: async () => (await import('./vocabulary.js')).benchVocabulary(),
+  extract: async () => (await import('./extract.js')).benchExtract(),
   derive: async () => (await import('./derive.js')).benchDerive(),
   match: async () => (await import('./match.js')).benchMatch(),
   serve: async () => (await import('./serve.js')).benchServe(),
