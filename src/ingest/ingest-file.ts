@@ -6,7 +6,7 @@ import { strictCheck } from '../profiles/strict-check.js'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind } from './entity-kinds.js'
-import { checkNdjsonInParallel, useParallelCheck } from './parallel-ndjson.js'
+import { checkInParallel, PARALLEL_PARTS, useParallelCheck } from './parallel-ndjson.js'
 import { csvRecordLines, readSource, type SourceFormat, type SourceRow } from './read-source.js'
 import { ReferenceIndex } from './reference-index.js'
 import type { Problem, Reject } from './rejects.js'
@@ -92,18 +92,19 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   const context: RowCheckContext = { kind, settings: options.settings, definitions, references }
 
   const strict = options.strict && kind.storage === 'skill_events' ? await strictCheck(database) : undefined
-  if (!strict && useParallelCheck(kind, options.format, path) && staging.adopt) {
-    const checked = await checkNdjsonInParallel({
+  if (!strict && useParallelCheck(kind, options.format, path) && staging.prepareParts) {
+    const checked = await checkInParallel({
       path,
+      format: options.format as 'ndjson' | 'csv',
       kind,
       settings: options.settings,
       definitions,
       referenceIds: references.ids(),
+      onRows: await staging.prepareParts(PARALLEL_PARTS),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     })
     rowsRead = checked.rowsRead
     rejects.push(...checked.rejects)
-    for (const stagingFile of checked.stagingFiles) staging.adopt(stagingFile)
   } else {
     for await (const batch of readSource(path, options.format, {
       schema: kind.schema,

@@ -1,15 +1,22 @@
-import { createReadStream, createWriteStream } from 'node:fs'
+import { createReadStream } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
+import { csvCellsToRecord } from './csv-record.js'
 import { entityKind, type ReferenceTarget } from './entity-kinds.js'
+import { fastParseOf } from './fast-parse.js'
 import type { Reject } from './rejects.js'
 import { checkRow, type ReferenceLookup } from './row-check.js'
-import { skillEventStagingLine } from './staging.js'
+import { newStagedColumns, type StagedColumns, stageRow } from './staged-columns.js'
 
-/** What the main thread hands a worker: one byte range of an NDJSON file of skill events. */
+/**
+ * What the main thread hands a worker: one byte range of an NDJSON file of skill events, or of
+ * the cells of a CSV file as DuckDB read them (one JSON object of column → text per line).
+ */
 export interface NdjsonCheckTask {
   path: string
   file: string
+  /** `ndjson`: the rows themselves; `csv-cells`: CSV rows, one per line, so a row's line is its position. */
+  format: 'ndjson' | 'csv-cells'
   start: number
   /** Exclusive end; the range starts and ends at line boundaries. */
   end: number
@@ -18,14 +25,17 @@ export interface NdjsonCheckTask {
   settings: TenantSettings
   definitions: [string, PropertyType][]
   referenceIds: Partial<Record<ReferenceTarget, string[]>>
-  stagingFile: string
 }
 
 export type NdjsonCheckMessage =
   | { type: 'progress'; rows: number }
+  | { type: 'rows'; columns: StagedColumns }
   | { type: 'done'; rows: number; rejects: Reject[] }
 
 const task = workerData as NdjsonCheckTask
+
+/** Up to one DuckDB vector of checked rows per message. */
+const ROWS_PER_MESSAGE = 2048
 
 async function run() {
   const kind = entityKind(task.entity)
@@ -37,18 +47,40 @@ async function run() {
         ? references.has('jobs', id) || references.has('job_families', id)
         : (sets.get(target)?.has(id) ?? false),
   }
-  const context = { kind, settings: task.settings, definitions: new Map(task.definitions), references }
-  const out = createWriteStream(task.stagingFile)
+  const definitions = new Map(task.definitions)
+  const context = { kind, settings: task.settings, definitions, references }
+  const fastParse = fastParseOf(kind.schema)
+  const csv = task.format === 'csv-cells'
   const rejects: Reject[] = []
-  let buffer: string[] = []
+  let columns = newStagedColumns()
   let rows = 0
   let line = task.firstLine - 1
-  let rest = ''
+
+  // A CSV row as the file's cells, without the conventions' conversions: when the schema's
+  // compiled parse accepts it, csvCellsToRecord would have returned the same record.
+  const plainCells = (cells: Record<string, string | null>): Record<string, unknown> | undefined => {
+    const record: Record<string, unknown> = {}
+    for (const column in cells) {
+      const cell = cells[column]
+      if (cell === null || cell === '' || cell === undefined) continue
+      if (column.includes('.')) return undefined
+      const first = cell.trimStart().charCodeAt(0)
+      if (first === 123 || first === 91) {
+        try {
+          record[column] = JSON.parse(cell)
+        } catch {
+          record[column] = cell
+        }
+      } else record[column] = cell
+    }
+    return fastParse?.(record) === undefined ? undefined : record
+  }
 
   const take = (text: string) => {
     line++
     if (text.trim() === '') return
     rows++
+    const at = csv ? null : line
     let value: unknown
     try {
       value = JSON.parse(text)
@@ -57,12 +89,16 @@ async function run() {
       rejects.push({ file: task.file, line, row: line, field: '', reason, problems: [{ field: '', reason }] })
       return
     }
+    if (csv) {
+      const cells = value as Record<string, string | null>
+      value = plainCells(cells) ?? csvCellsToRecord(cells, kind.schema, definitions)
+    }
     const checked = checkRow(value, context)
     if (checked.problems) {
       const first = checked.problems[0] ?? { field: '', reason: 'rejected' }
       rejects.push({
         file: task.file,
-        line,
+        line: at,
         row: line,
         field: first.field,
         reason: first.reason,
@@ -71,24 +107,23 @@ async function run() {
       })
       return
     }
-    buffer.push(
-      skillEventStagingLine({ line, row: line, key: kind.key(checked.record), record: checked.record }),
-    )
+    stageRow(columns, { line: at, row: line, key: kind.key(checked.record), record: checked.record })
+    if (columns.row.length >= ROWS_PER_MESSAGE) flush()
   }
 
-  const flush = async () => {
-    if (buffer.length === 0) return
-    const ok = out.write(`${buffer.join('\n')}\n`)
-    buffer = []
-    if (!ok) await new Promise<void>((resolve) => out.once('drain', () => resolve()))
+  const flush = () => {
+    if (columns.row.length === 0) return
+    parentPort?.postMessage({ type: 'rows', columns } satisfies NdjsonCheckMessage)
+    columns = newStagedColumns()
   }
 
   if (task.end > task.start) {
+    let rest = ''
     for await (const chunk of createReadStream(task.path, {
       start: task.start,
       end: task.end - 1,
       encoding: 'utf8',
-      highWaterMark: 1 << 22,
+      highWaterMark: 1 << 21,
     })) {
       const text = rest + (chunk as string)
       let start = 0
@@ -99,16 +134,11 @@ async function run() {
         start = end + 1
       }
       rest = text.slice(start)
-      await flush()
       parentPort?.postMessage({ type: 'progress', rows } satisfies NdjsonCheckMessage)
     }
+    if (rest.length > 0) take(rest)
   }
-  if (rest.length > 0) take(rest)
-  await flush()
-  await new Promise<void>((resolve, reject) => {
-    out.once('error', reject)
-    out.end(() => resolve())
-  })
+  flush()
   parentPort?.postMessage({ type: 'done', rows, rejects } satisfies NdjsonCheckMessage)
 }
 

@@ -1,21 +1,27 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { basename } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
 import type { NdjsonCheckMessage, NdjsonCheckTask } from './ndjson-check-worker.js'
+import { csvToCellLines } from './read-source.js'
 import type { Reject } from './rejects.js'
+import type { StagedColumns } from './staged-columns.js'
 import { stagingFile } from './staging.js'
 
 const WORKER = new URL('./ndjson-check-worker.js', import.meta.url)
 
+/** Worker threads (and so parts of the file) of a parallel check: one per core, 2 to 4. */
+export const PARALLEL_PARTS = Math.max(2, Math.min(availableParallelism(), 4))
+
 /**
- * Whether a file is checked by worker threads: skill events as NDJSON, large enough to pay for
- * the threads (SKILLHOUSE_PARALLEL_MIN_BYTES, default 16 MiB), from compiled code (workers run JS).
+ * Whether a file is checked by worker threads: skill events as NDJSON or CSV, large enough to pay
+ * for the threads (SKILLHOUSE_PARALLEL_MIN_BYTES, default 16 MiB), from compiled code (workers run JS).
  */
 export function useParallelCheck(kind: EntityKind, format: string, path: string): boolean {
-  if (kind.storage !== 'skill_events' || format !== 'ndjson' || !WORKER.pathname.endsWith('.js')) return false
+  if (kind.storage !== 'skill_events' || (format !== 'ndjson' && format !== 'csv')) return false
+  if (!WORKER.pathname.endsWith('.js')) return false
   const threshold = Number(process.env.SKILLHOUSE_PARALLEL_MIN_BYTES ?? 16 * 1024 * 1024)
   return statSync(path).size >= threshold
 }
@@ -23,57 +29,84 @@ export function useParallelCheck(kind: EntityKind, format: string, path: string)
 export interface ParallelCheckResult {
   rowsRead: number
   rejects: Reject[]
-  stagingFiles: string[]
+  /** How many parts `onRows` was called with (0 … parts-1, in the file's order). */
+  parts: number
 }
 
 /**
- * Checks an NDJSON file of skill events with one worker per core, each on a byte range that
- * starts and ends at a line boundary; the workers write the good rows to staging files and
- * return the rejects with their true line numbers.
+ * Checks a file of skill events with one worker per core, each on a byte range that starts and
+ * ends at a line boundary. A CSV file is first read by DuckDB's parallel CSV reader into one JSON
+ * object of cells per line (its unreadable rows come back as rejects with their lines). The good
+ * rows come back column by column, part by part, through `onRows`; the rejects with their lines
+ * (NDJSON) or positions (CSV, whose lines are found afterwards).
  */
-export async function checkNdjsonInParallel(options: {
+export async function checkInParallel(options: {
   path: string
+  format: 'ndjson' | 'csv'
   kind: EntityKind
   settings: TenantSettings
   definitions: ReadonlyMap<string, PropertyType> | undefined
   referenceIds: Partial<Record<ReferenceTarget, string[]>>
+  onRows: (part: number, columns: StagedColumns) => void
   onProgress?: (rows: number) => void
 }): Promise<ParallelCheckResult> {
-  const ranges = splitAtLines(options.path, Math.max(2, Math.min(availableParallelism(), 4)))
-  const progress = ranges.map(() => 0)
-  const results = await Promise.all(
-    ranges.map((range, index) => {
-      const task: NdjsonCheckTask = {
-        path: options.path,
-        file: basename(options.path),
-        start: range.start,
-        end: range.end,
-        firstLine: range.firstLine,
-        entity: options.kind.entity,
-        settings: options.settings,
-        definitions: [...(options.definitions ?? new Map()).entries()],
-        referenceIds: options.referenceIds,
-        stagingFile: stagingFile(`part${index}`),
+  const cellsFile = options.format === 'csv' ? stagingFile('cells') : undefined
+  try {
+    const rejects: Reject[] = []
+    const file = basename(options.path)
+    if (cellsFile) {
+      for (const problem of await csvToCellLines(options.path, cellsFile)) {
+        const reason = problem.problem?.message ?? 'rejected'
+        const field = problem.problem?.field ?? ''
+        rejects.push({ file, line: problem.line, row: 0, field, reason, problems: [{ field, reason }] })
       }
-      return new Promise<{ rows: number; rejects: Reject[]; stagingFile: string }>((resolve, reject) => {
-        const worker = new Worker(WORKER, { workerData: task })
-        worker.on('message', (message: NdjsonCheckMessage) => {
-          if (message.type === 'progress') {
-            progress[index] = message.rows
-            options.onProgress?.(progress.reduce((sum, rows) => sum + rows, 0))
-          } else resolve({ rows: message.rows, rejects: message.rejects, stagingFile: task.stagingFile })
+    }
+    const input = cellsFile ?? options.path
+    const ranges = splitAtLines(input, PARALLEL_PARTS)
+    const progress = ranges.map(() => 0)
+    const results = await Promise.all(
+      ranges.map((range, index) => {
+        const task: NdjsonCheckTask = {
+          path: input,
+          file,
+          format: cellsFile ? 'csv-cells' : 'ndjson',
+          start: range.start,
+          end: range.end,
+          firstLine: range.firstLine,
+          entity: options.kind.entity,
+          settings: options.settings,
+          definitions: [...(options.definitions ?? new Map()).entries()],
+          referenceIds: options.referenceIds,
+        }
+        return new Promise<{ rows: number; rejects: Reject[] }>((resolve, reject) => {
+          const worker = new Worker(WORKER, { workerData: task })
+          worker.on('message', (message: NdjsonCheckMessage) => {
+            if (message.type === 'rows') {
+              try {
+                options.onRows(index, message.columns)
+              } catch (error) {
+                reject(error)
+                void worker.terminate()
+              }
+            } else if (message.type === 'progress') {
+              progress[index] = message.rows
+              options.onProgress?.(progress.reduce((sum, rows) => sum + rows, 0))
+            } else resolve({ rows: message.rows, rejects: message.rejects })
+          })
+          worker.on('error', reject)
+          worker.on('exit', (code) => {
+            if (code !== 0) reject(new Error(`ingest worker stopped with exit code ${code}`))
+          })
         })
-        worker.on('error', reject)
-        worker.on('exit', (code) => {
-          if (code !== 0) reject(new Error(`ingest worker stopped with exit code ${code}`))
-        })
-      })
-    }),
-  )
-  return {
-    rowsRead: results.reduce((sum, result) => sum + result.rows, 0),
-    rejects: results.flatMap((result) => result.rejects),
-    stagingFiles: results.map((result) => result.stagingFile),
+      }),
+    )
+    return {
+      rowsRead: results.reduce((sum, result) => sum + result.rows, rejects.length),
+      rejects: [...results.flatMap((result) => result.rejects), ...rejects],
+      parts: ranges.length,
+    }
+  } finally {
+    if (cellsFile) rmSync(cellsFile, { force: true })
   }
 }
 

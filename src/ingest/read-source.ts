@@ -156,6 +156,45 @@ async function scratch() {
   return { instance, connection: await instance.connect() }
 }
 
+const CSV_SOURCE = `read_csv($path, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', store_rejects = true, rejects_scan = 'scan', rejects_table = 'errors')`
+
+/** The rows DuckDB's reader could not parse (left in its reject table), with their lines. */
+async function csvProblems(
+  connection: Awaited<ReturnType<typeof scratch>>['connection'],
+): Promise<SourceRow[]> {
+  const rejected = await connection.runAndReadAll(
+    'SELECT line, column_name, error_type, error_message FROM errors',
+  )
+  return rejected.getRowObjectsJS().map((reject) => ({
+    line: Number(reject.line),
+    row: 0,
+    problem: {
+      field: reject.column_name ? String(reject.column_name) : '',
+      message: `CSV row cannot be read (${String(reject.error_type).toLowerCase()}): ${reject.error_message}`,
+    },
+  }))
+}
+
+/**
+ * The cells of a CSV file as DuckDB's parallel reader reads them (the same reader as `readSource`),
+ * written to `out` as one JSON object of column → text per row, in the file's order, so that
+ * worker threads can check the rows; returns the rows the reader could not parse.
+ */
+export async function csvToCellLines(path: string, out: string): Promise<SourceRow[]> {
+  const { instance, connection } = await scratch()
+  try {
+    try {
+      await connection.run(`COPY (SELECT * FROM ${CSV_SOURCE}) TO $out (FORMAT json)`, { path, out })
+    } catch (error) {
+      throw errors.badRequest(`${path} cannot be read as CSV: ${(error as Error).message.split('\n')[0]}`)
+    }
+    return await csvProblems(connection)
+  } finally {
+    connection.closeSync()
+    instance.closeSync()
+  }
+}
+
 /**
  * CSV through DuckDB's parallel reader (faster than fast-csv, see the ingest benchmark). Rows it
  * cannot parse land in its reject table with their line; the line of every other row is found
@@ -164,10 +203,9 @@ async function scratch() {
 async function* readCsv(path: string, options: ReadOptions): AsyncIterable<SourceRow[]> {
   const { instance, connection } = await scratch()
   try {
-    const source = `read_csv($path, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', store_rejects = true, rejects_scan = 'scan', rejects_table = 'errors')`
     let result: Awaited<ReturnType<typeof connection.stream>>
     try {
-      result = await connection.stream(`SELECT * FROM ${source}`, { path })
+      result = await connection.stream(`SELECT * FROM ${CSV_SOURCE}`, { path })
     } catch (error) {
       throw errors.badRequest(`${path} cannot be read as CSV: ${(error as Error).message.split('\n')[0]}`)
     }
@@ -192,17 +230,7 @@ async function* readCsv(path: string, options: ReadOptions): AsyncIterable<Sourc
       }
       if (pending.length >= BATCH) yield pending.splice(0)
     }
-    const rejected = await connection.runAndReadAll(
-      'SELECT line, column_name, error_type, error_message FROM errors',
-    )
-    const problems: SourceRow[] = rejected.getRowObjectsJS().map((reject) => ({
-      line: Number(reject.line),
-      row: 0,
-      problem: {
-        field: reject.column_name ? String(reject.column_name) : '',
-        message: `CSV row cannot be read (${String(reject.error_type).toLowerCase()}): ${reject.error_message}`,
-      },
-    }))
+    const problems = await csvProblems(connection)
     if (pending.length) yield pending
     if (problems.length) yield problems
   } finally {

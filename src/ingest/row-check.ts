@@ -7,6 +7,7 @@ import {
   type TenantSettings,
 } from '../schemas/index.js'
 import type { EntityKind, Reference, ReferenceTarget } from './entity-kinds.js'
+import { fastParseOf } from './fast-parse.js'
 import type { Problem } from './rejects.js'
 
 /** Looks up whether an external_id exists for a reference target. */
@@ -37,9 +38,13 @@ export function checkRow(
       ? modelConfigurationProblems(context.kind, input as Record<string, unknown>, context.settings)
       : []
   if (outdated.length > 0) return { problems: outdated }
-  const parsed = context.kind.schema.safeParse(input)
-  if (!parsed.success) return { problems: zodProblems(parsed.error) }
-  const record = parsed.data as Record<string, unknown>
+  // The compiled parse settles the valid rows; zod decides (and explains) the others.
+  let record = fastParseOf(context.kind.schema)?.(input) as Record<string, unknown> | undefined
+  if (record === undefined) {
+    const parsed = context.kind.schema.safeParse(input)
+    if (!parsed.success) return { problems: zodProblems(parsed.error) }
+    record = parsed.data as Record<string, unknown>
+  }
   const { kind, definitions } = context
   const problems = [
     ...(definitions && kind.customPropertyType

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto'
-import { createWriteStream, rmSync, type WriteStream } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type DuckDBAppender, listValue } from '@duckdb/node-api'
+import { type DuckDBAppender, DuckDBDataChunk, INTEGER, VARCHAR } from '@duckdb/node-api'
 import { endActiveWorkingHistory } from '../profiles/working-history.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind } from './entity-kinds.js'
 import type { GoodRow } from './ingest-file.js'
 import type { Problem } from './rejects.js'
+import { newStagedColumns, type StagedColumns, stageRow } from './staged-columns.js'
 
 export interface MergeResult {
   inserted: number
@@ -32,7 +32,7 @@ export async function stagingFor(
   kind: EntityKind,
   database: TenantDatabase,
   options: { endActiveWorkingHistory?: boolean } = {},
-): Promise<Staging & { adopt?: (file: string) => void }> {
+): Promise<Staging & { prepareParts?: SkillEventStaging['prepareParts'] }> {
   switch (kind.storage) {
     case 'skill_events':
       return new SkillEventStaging(database, options.endActiveWorkingHistory === true)
@@ -115,43 +115,50 @@ function appendNullable(appender: DuckDBAppender, value: unknown) {
 }
 
 /**
- * Skill events stream into a temporary NDJSON file as they are checked (a file may hold
- * millions), which DuckDB's parallel reader then loads in one statement. Repeats within the
- * file and conflicts with stored events are found in SQL, by content hash.
+ * Skill events go, column by column, into temporary tables as they are checked (a file may hold
+ * millions): one table per part of the file, in the file's order (the rows checked on this thread,
+ * then each worker's range), filled through DuckDB's appender a vector at a time. Repeats within
+ * the file and conflicts with stored events are then found in SQL by content hash, and the new
+ * events inserted part by part.
  */
 class SkillEventStaging implements Staging {
-  private readonly file: string
-  private readonly stream: WriteStream
-  private buffer: string[] = []
-  private size = 0
+  private readonly id = ++stagingCounter
+  private readonly parts: { table: string; appender: DuckDBAppender }[] = []
+  private readonly pending = newStagedColumns()
 
   constructor(
     private readonly database: TenantDatabase,
     private readonly endActive: boolean,
-  ) {
-    this.file = stagingFile('main')
-    this.stream = createWriteStream(this.file)
+  ) {}
+
+  private async part(index: number) {
+    while (this.parts.length <= index) {
+      const table = `stage_skill_events_${this.id}_${this.parts.length}`
+      await this.database.run(
+        `CREATE OR REPLACE TEMP TABLE ${table} (line INTEGER, row INTEGER, external_id VARCHAR, employee_id VARCHAR,
+           event_type VARCHAR, timestamp VARCHAR, content VARCHAR, source VARCHAR)`,
+      )
+      this.parts.push({ table, appender: await this.database.appender(table) })
+    }
+    return this.parts[index] as { table: string; appender: DuckDBAppender }
   }
 
-  private readonly adopted: string[] = []
-
-  /** Takes over a staging file written elsewhere (by an ingest worker) with `skillEventStagingLine`. */
-  adopt(file: string) {
-    this.adopted.push(file)
+  /** Parts the rows of worker threads go to, after part 0 (the rows added on this thread). */
+  async prepareParts(count: number): Promise<(part: number, columns: StagedColumns) => void> {
+    await this.part(count)
+    return (part, columns) =>
+      appendColumns((this.parts[part + 1] as { appender: DuckDBAppender }).appender, columns)
   }
 
   async add(row: GoodRow) {
-    this.buffer.push(skillEventStagingLine(row))
-    this.size++
-    if (this.size >= 4096) await this.flush()
+    stageRow(this.pending, row)
+    if (this.pending.row.length >= VECTOR) await this.flush()
   }
 
   private async flush() {
-    if (this.buffer.length === 0) return
-    const ok = this.stream.write(`${this.buffer.join('\n')}\n`)
-    this.buffer = []
-    this.size = 0
-    if (!ok) await new Promise<void>((resolve) => this.stream.once('drain', () => resolve()))
+    if (this.pending.row.length === 0) return
+    appendColumns((await this.part(0)).appender, this.pending)
+    for (const column of Object.values(this.pending)) column.length = 0
   }
 
   remove() {
@@ -163,67 +170,81 @@ class SkillEventStaging implements Staging {
 
   async merge(): Promise<MergeResult> {
     await this.flush()
-    await new Promise<void>((resolve, reject) => {
-      this.stream.once('error', reject)
-      this.stream.end(() => resolve())
-    })
-    const stage = `stage_skill_events_${stagingCounter}`
-    const files = { files: listValue([this.file, ...this.adopted]) }
-    const columns = `columns = {line: 'INTEGER', row: 'INTEGER', external_id: 'VARCHAR', employee_id: 'VARCHAR',
-         event_type: 'VARCHAR', timestamp: 'VARCHAR', content: 'JSON', source: 'VARCHAR'}`
-    // The content hash is DuckDB's 64-bit hash: an identity check between versions of one event,
-    // not a defence against forgery, and several times cheaper than md5 over millions of rows.
-    await this.database.run(
-      `CREATE TEMP TABLE ${stage} AS
-       SELECT *, hash(employee_id, event_type, timestamp, source, content::VARCHAR)::VARCHAR AS content_hash, 1 AS occurrence
-       FROM read_ndjson($files, ${columns})`,
-      files,
-    )
-    // Numbering repeats of an external_id costs a sort of the whole file: only when there are repeats.
+    await this.part(0)
+    for (const part of this.parts) {
+      part.appender.flushSync()
+      part.appender.closeSync()
+    }
+    this.closed = true
+    const stage = `stage_skill_events_${this.id}`
+    const union = this.parts.map((part) => `SELECT * FROM ${part.table}`).join(' UNION ALL ')
+    await this.database.run(`CREATE OR REPLACE TEMP VIEW ${stage} AS ${union}`)
+    // The content as DuckDB's JSON reader writes it, and the content hash: DuckDB's 64-bit hash,
+    // an identity check between versions of one event, not a defence against forgery.
+    const hashed = (alias: string) =>
+      `hash(${alias}.employee_id, ${alias}.event_type, ${alias}.timestamp, ${alias}.source, json(${alias}.content)::VARCHAR)::VARCHAR`
+    // Repeats of an external_id within the file: only their rows are numbered.
     const repeats = await this.database.one<{ repeats: boolean }>(
       `SELECT count(*) <> count(DISTINCT external_id) AS repeats FROM ${stage}`,
     )
-    if (repeats?.repeats) {
-      await this.database.run(
-        `CREATE OR REPLACE TEMP TABLE ${stage} AS
-         SELECT * EXCLUDE (occurrence), row_number() OVER (PARTITION BY external_id ORDER BY row) AS occurrence FROM ${stage}`,
-      )
-    }
+    const occurrences = `${stage}_occurrences`
+    await this.database.run(
+      `CREATE OR REPLACE TEMP TABLE ${occurrences} AS
+       SELECT row, external_id, ${hashed('s')} AS content_hash,
+              row_number() OVER (PARTITION BY external_id ORDER BY row) AS occurrence
+       FROM ${stage} s
+       WHERE ${repeats?.repeats ? `external_id IN (SELECT external_id FROM ${stage} GROUP BY external_id HAVING count(*) > 1)` : 'false'}`,
+    )
+    // First occurrences whose external_id is stored already: unchanged, or a 409.
+    const stored = `${stage}_stored`
+    await this.database.run(
+      `CREATE OR REPLACE TEMP TABLE ${stored} AS
+       SELECT s.row, e.content_hash = ${hashed('s')} AS same
+       FROM ${stage} s JOIN skill_events e ON e.external_id = s.external_id
+       WHERE s.row NOT IN (SELECT row FROM ${occurrences} WHERE occurrence > 1)`,
+    )
     const record = `json_object('employee_id', s.employee_id, 'external_id', s.external_id, 'event_type', s.event_type,
-                                'timestamp', s.timestamp, 'content', s.content, 'source', s.source)::VARCHAR AS record`
+                                'timestamp', s.timestamp, 'content', json(s.content), 'source', s.source)::VARCHAR AS record`
     // The spec's 409: a repeat with other content conflicts, whether the first copy is earlier
     // in this file or already stored; an identical repeat changes nothing.
     const repeated = await this.database.all<ConflictRow>(
       `SELECT s.line, s.row, s.external_id, ${record}
-       FROM ${stage} s JOIN ${stage} f ON f.external_id = s.external_id AND f.occurrence = 1
-       WHERE s.occurrence > 1 AND s.content_hash <> f.content_hash`,
+       FROM ${stage} s JOIN ${occurrences} o ON o.row = s.row
+       JOIN ${occurrences} f ON f.external_id = o.external_id AND f.occurrence = 1
+       WHERE o.occurrence > 1 AND o.content_hash <> f.content_hash`,
     )
-    const stored = await this.database.all<ConflictRow>(
+    const conflicting = await this.database.all<ConflictRow>(
       `SELECT s.line, s.row, s.external_id, ${record}
-       FROM ${stage} s JOIN skill_events e ON e.external_id = s.external_id
-       WHERE s.occurrence = 1 AND e.content_hash <> s.content_hash`,
+       FROM ${stage} s JOIN ${stored} x ON x.row = s.row WHERE NOT x.same`,
     )
-    const counts = await this.database.one<{ inserted: number; unchanged: number }>(
-      `SELECT count(*) FILTER (WHERE e.external_id IS NULL AND s.occurrence = 1) AS inserted,
-              count(*) FILTER (WHERE (e.content_hash = s.content_hash) OR (s.occurrence > 1)) AS unchanged
-       FROM ${stage} s LEFT JOIN skill_events e ON e.external_id = s.external_id`,
+    const counts = await this.database.one<{ unchanged: number; skipped: number }>(
+      `SELECT (SELECT count(*) FROM ${stored} WHERE same) + (SELECT count(*) FROM ${occurrences} WHERE occurrence > 1) AS unchanged,
+              (SELECT count(*) FROM ${stored}) + (SELECT count(*) FROM ${occurrences} WHERE occurrence > 1) AS skipped`,
     )
-    await this.database.run(
-      `INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash, received_at, change_seq)
-       SELECT s.external_id, s.employee_id, s.event_type, s.timestamp::DATE, s.content, s.source, s.content_hash,
-              now(), nextval('change_seq')
-       FROM ${stage} s ANTI JOIN skill_events e ON e.external_id = s.external_id
-       WHERE s.occurrence = 1`,
-    )
+    // New events, part by part in the file's order; only when some rows are not new does the
+    // insert need the list of rows to leave out (a join of the whole file otherwise).
+    const skip = counts?.skipped
+      ? `WHERE s.row NOT IN (SELECT row FROM ${stored} UNION ALL SELECT row FROM ${occurrences} WHERE occurrence > 1)`
+      : ''
+    let inserted = 0
+    for (const part of this.parts) {
+      const result = await this.database.one<{ Count: number }>(
+        `INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash, received_at, change_seq)
+         SELECT s.external_id, s.employee_id, s.event_type, s.timestamp::DATE, s.content, s.source,
+                hash(s.employee_id, s.event_type, s.timestamp, s.source, s.content::VARCHAR)::VARCHAR, now(), nextval('change_seq')
+         FROM (SELECT * REPLACE (json(content) AS content) FROM ${part.table}) s ${skip}`,
+      )
+      inserted += Number(result?.Count ?? 0)
+    }
     if (this.endActive) {
       // Each employee's new events end their earlier active working histories, on the newest event's date.
       const ends = await this.database.all<{ employee_id: string; end_date: string; except: string[] }>(
         `SELECT employee_id, strftime(max(timestamp::DATE), '%Y-%m-%d') AS end_date, list(external_id) AS except
-         FROM ${stage} WHERE occurrence = 1 GROUP BY employee_id`,
+         FROM ${stage} WHERE row NOT IN (SELECT row FROM ${occurrences} WHERE occurrence > 1) GROUP BY employee_id`,
       )
       await endActiveWorkingHistory(this.database, ends)
     }
-    await this.database.run(`DROP TABLE ${stage}`)
+    await this.dropTables()
     const conflict = (row: ConflictRow, where: string) => ({
       row: { line: row.line, row: row.row, key: row.external_id, record: JSON.parse(row.record) },
       problem: {
@@ -232,35 +253,58 @@ class SkillEventStaging implements Staging {
       },
     })
     return {
-      inserted: counts?.inserted ?? 0,
+      inserted,
       updated: 0,
       unchanged: (counts?.unchanged ?? 0) - repeated.length,
       conflicts: [
         ...repeated.map((row) => conflict(row, 'earlier in this file')),
-        ...stored.map((row) => conflict(row, 'in the database')),
+        ...conflicting.map((row) => conflict(row, 'in the database')),
       ],
     }
   }
 
+  private closed = false
+
+  private async dropTables() {
+    const stage = `stage_skill_events_${this.id}`
+    await this.database.run(`DROP VIEW IF EXISTS ${stage}`)
+    await this.database.run(`DROP TABLE IF EXISTS ${stage}_occurrences`)
+    await this.database.run(`DROP TABLE IF EXISTS ${stage}_stored`)
+    for (const part of this.parts.splice(0)) await this.database.run(`DROP TABLE IF EXISTS ${part.table}`)
+  }
+
   async drop() {
-    if (!this.stream.closed) this.stream.destroy()
-    for (const file of [this.file, ...this.adopted]) rmSync(file, { force: true })
+    if (!this.closed) for (const part of this.parts) part.appender.closeSync()
+    this.closed = true
+    await this.dropTables()
   }
 }
 
-/** One checked skill event as a line of a staging file. */
-export function skillEventStagingLine(row: GoodRow): string {
-  const record = row.record
-  return JSON.stringify({
-    line: row.line,
-    row: row.row,
-    external_id: row.key,
-    employee_id: record.employee_id,
-    event_type: record.event_type,
-    timestamp: record.timestamp,
-    content: record.content,
-    source: record.source,
-  })
+/** Rows per DuckDB vector: the appender takes at most this many rows per data chunk. */
+const VECTOR = 2048
+const STAGE_TYPES = [INTEGER, INTEGER, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR, VARCHAR]
+
+/** Appends staged columns a data chunk (one vector) at a time. */
+function appendColumns(appender: DuckDBAppender, columns: StagedColumns): void {
+  const all = [
+    columns.line,
+    columns.row,
+    columns.external_id,
+    columns.employee_id,
+    columns.event_type,
+    columns.timestamp,
+    columns.content,
+    columns.source,
+  ]
+  const total = columns.row.length
+  for (let start = 0; start < total; start += VECTOR) {
+    const count = Math.min(VECTOR, total - start)
+    const chunk = DuckDBDataChunk.create(STAGE_TYPES, count)
+    chunk.setColumns(
+      start === 0 && count === total ? all : all.map((column) => column.slice(start, start + count)),
+    )
+    appender.appendDataChunk(chunk)
+  }
 }
 
 /** Where a staging file for a skill events file goes. */

@@ -359,6 +359,65 @@ describe('the parallel check of large NDJSON files', () => {
   })
 })
 
+describe('the parallel check of large CSV files', () => {
+  it('writes the same rows and the same rejects, with their lines, as the serial check', async () => {
+    const lines = Array.from(
+      { length: 3000 },
+      (_, index) =>
+        `${index % 2 ? 'emp-1' : 'emp-2'},evc-${index},goal,2025-01-01,hr,"{""status"":""open"",""title"":""Goal ${index}""}"`,
+    )
+    lines[20] = 'emp-1,evc-20,goal,2025-01-01,"two\nlines","{""title"":""x""}"'
+    lines[6] = 'emp-1,evc-6,goal'
+    lines[7] = 'emp-unknown,evc-7,goal,2025-01-01,hr,"{""title"":""x""}"'
+    lines[8] = 'emp-1,evc-8,goal,2025-02-30,hr,"{""title"":""x""}"'
+    lines[9] = 'emp-1,evc-9,feedback,2025-01-01,hr,"{""text"":""x"",""rating"":""3""}"'
+    lines[2999] = 'emp-1,evc-0,goal,2025-01-01,hr,"{""title"":""changed""}"'
+    const file = write(
+      'skill_events.parallel.csv',
+      `employee_id,external_id,event_type,timestamp,source,content\n${lines.join('\n')}\n`,
+    )
+    const outcomes = []
+    for (const threshold of ['0', '999999999999']) {
+      const dataDir = join(temp.dir, `parallel-csv-${threshold}`)
+      await runCli(['tenant', 'create', 'p', '--region', 'eu', '--data-dir', dataDir])
+      await runCli([
+        'ingest',
+        ...['employees.csv', 'organisational_units.csv', 'jobs.ndjson', 'job_families.json'].map((name) =>
+          join(temp.dir, 'in', name),
+        ),
+        join(temp.dir, 'in', 'custom_property_definitions.csv'),
+        '--data-dir',
+        dataDir,
+      ])
+      const result = await runCli(
+        ['ingest', file, '--data-dir', dataDir, '--rejects-dir', join(dataDir, 'rejects'), '--json'],
+        { env: { NO_COLOR: '1', SKILLHOUSE_PARALLEL_MIN_BYTES: threshold } },
+      )
+      const summary = JSON.parse(String(result.stdout)).files[0]
+      const rejects = readFileSync(summary.rejects_file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+      outcomes.push({
+        counts: [summary.rows_read, summary.rows_inserted, summary.rows_unchanged, summary.rows_rejected],
+        rejects: rejects.map((reject) => [reject.line, reject.field]),
+      })
+    }
+    expect(outcomes[0]).toEqual({
+      counts: [3002, 2996, 0, 6],
+      rejects: [
+        [8, 'timestamp'],
+        [8, 'source'],
+        [8, 'content'],
+        [9, 'employee_id'],
+        [10, 'timestamp'],
+        [3002, 'external_id'],
+      ],
+    })
+    expect(outcomes[1]).toEqual(outcomes[0])
+  })
+})
+
 describe('the model configuration rule', () => {
   it('rejects ticket and merge_request events on a tenant older than MC_2025_Q1_V1 with the spec message', async () => {
     const old = await createOpenTenant(join(temp.dir, 'old-data'), 'old', {
