@@ -63,6 +63,34 @@ describe('tenant database migrations', () => {
     upgraded.close()
   })
 
+  it('keeps the outbox, in order, when it builds its table again without indexes (9)', async () => {
+    const path = join(temp.dir, 'eight.duckdb')
+    const before = MIGRATIONS.filter((migration) => migration.version <= 8)
+    const old = await TenantDatabase.open(path, { create: true, migrations: before })
+    for (const id of ['evt-b', 'evt-a'])
+      await old.run(
+        `INSERT INTO outbox VALUES (nextval('outbox_seq'), $1, 'test.event.v1', 'http://x/t/eu', NULL,
+           TIMESTAMP '2026-11-01 00:00:00', '{"n":1}')`,
+        [id],
+      )
+    old.close()
+
+    const upgraded = await TenantDatabase.open(path)
+    expect(await upgraded.schemaVersion()).toBe(LATEST_SCHEMA_VERSION)
+    expect(await upgraded.all('SELECT seq, id, data::VARCHAR AS data FROM outbox ORDER BY seq')).toEqual([
+      { seq: 1, id: 'evt-b', data: '{"n":1}' },
+      { seq: 2, id: 'evt-a', data: '{"n":1}' },
+    ])
+    expect(
+      await upgraded.all(
+        `SELECT constraint_type FROM duckdb_constraints() WHERE table_name = 'outbox' AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')`,
+      ),
+    ).toEqual([])
+    // The sequence goes on where it was: new events follow the old ones.
+    expect(await upgraded.all(`SELECT nextval('outbox_seq') AS seq`)).toEqual([{ seq: 3 }])
+    upgraded.close()
+  })
+
   it('refuses a database made by a newer skillhouse', async () => {
     const path = join(temp.dir, 'future.duckdb')
     const database = await TenantDatabase.open(path, { create: true })
