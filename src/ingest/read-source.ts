@@ -158,21 +158,52 @@ async function scratch() {
 
 const CSV_SOURCE = `read_csv($path, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', store_rejects = true, rejects_scan = 'scan', rejects_table = 'errors')`
 
-/** The rows DuckDB's reader could not parse (left in its reject table), with their lines. */
+/**
+ * The rows DuckDB's reader could not parse (left in its reject table), with their physical lines.
+ * DuckDB's own `line` counts records, not lines, so it drifts after a quoted field that spans
+ * lines; the line is found from the row's byte position instead (1-based, as DuckDB gives it).
+ */
 async function csvProblems(
   connection: Awaited<ReturnType<typeof scratch>>['connection'],
+  path: string,
 ): Promise<SourceRow[]> {
   const rejected = await connection.runAndReadAll(
-    'SELECT line, column_name, error_type, error_message FROM errors',
+    'SELECT line_byte_position, column_name, error_type, error_message FROM errors ORDER BY line_byte_position',
   )
-  return rejected.getRowObjectsJS().map((reject) => ({
-    line: Number(reject.line),
+  const rows = rejected.getRowObjectsJS()
+  const lines = await linesAtBytes(
+    path,
+    rows.map((reject) => Math.max(0, Number(reject.line_byte_position) - 1)),
+  )
+  return rows.map((reject, index) => ({
+    line: lines[index] ?? null,
     row: 0,
     problem: {
       field: reject.column_name ? String(reject.column_name) : '',
       message: `CSV row cannot be read (${String(reject.error_type).toLowerCase()}): ${reject.error_message}`,
     },
   }))
+}
+
+/** The 1-based line holding each 0-based byte offset of a file; offsets in ascending order. */
+export async function linesAtBytes(path: string, offsets: readonly number[]): Promise<number[]> {
+  const lines: number[] = []
+  if (offsets.length === 0) return lines
+  let line = 1
+  let base = 0
+  let next = 0
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22 })) {
+    const bytes = chunk as Buffer
+    const end = base + bytes.length
+    for (let index = 0; index < bytes.length && next < offsets.length; index++) {
+      while (next < offsets.length && (offsets[next] as number) <= base + index) lines[next++] = line
+      if (bytes[index] === 10) line++
+    }
+    base = end
+    if (next === offsets.length) break
+  }
+  while (next < offsets.length) lines[next++] = line
+  return lines
 }
 
 /**
@@ -188,7 +219,7 @@ export async function csvToCellLines(path: string, out: string): Promise<SourceR
     } catch (error) {
       throw errors.badRequest(`${path} cannot be read as CSV: ${(error as Error).message.split('\n')[0]}`)
     }
-    return await csvProblems(connection)
+    return await csvProblems(connection, path)
   } finally {
     connection.closeSync()
     instance.closeSync()
@@ -230,7 +261,7 @@ async function* readCsv(path: string, options: ReadOptions): AsyncIterable<Sourc
       }
       if (pending.length >= BATCH) yield pending.splice(0)
     }
-    const problems = await csvProblems(connection)
+    const problems = await csvProblems(connection, path)
     if (pending.length) yield pending
     if (problems.length) yield problems
   } finally {

@@ -202,12 +202,13 @@ describe('ingest', () => {
   })
 
   it('reports CSV rows with the wrong number of columns by their line', async () => {
+    // Lines 4-5 are one record (a quoted field spans them): the lines after it still count as lines.
     const file = write(
       'organisational_units.extra.csv',
-      'external_id,name,parent_id\nou-hr,HR,ou-root\nou-x,X,ou-root,surplus\n"ou-fin","Finance\nand Control",ou-root\nou bad,Bad,ou-root\n',
+      'external_id,name,parent_id\nou-hr,HR,ou-root\nou-x,X,ou-root,surplus\n"ou-fin","Finance\nand Control",ou-root\nou bad,Bad,ou-root\nou-y,Y\nou-z,Z,ou-root\n',
     )
     const summary = await ingest(file)
-    expect(summary.files[0]).toMatchObject({ rows_inserted: 2, rows_rejected: 2 })
+    expect(summary.files[0]).toMatchObject({ rows_inserted: 3, rows_rejected: 3 })
     const rejects = readFileSync(summary.files[0]?.rejects_file as string, 'utf8')
       .trim()
       .split('\n')
@@ -215,6 +216,7 @@ describe('ingest', () => {
     expect(rejects.map((reject) => [reject.line, reject.field])).toEqual([
       [3, ''],
       [6, 'external_id'],
+      [7, 'parent_id'],
     ])
     expect(rejects[0].reason).toContain('too many columns')
   })
@@ -372,6 +374,8 @@ describe('the parallel check of large CSV files', () => {
     lines[8] = 'emp-1,evc-8,goal,2025-02-30,hr,"{""title"":""x""}"'
     lines[9] = 'emp-1,evc-9,feedback,2025-01-01,hr,"{""text"":""x"",""rating"":""3""}"'
     lines[2999] = 'emp-1,evc-0,goal,2025-01-01,hr,"{""title"":""changed""}"'
+    // After the two-line record of lines[20], lines[i] is on line i + 3: lines[30] on line 33.
+    lines[30] = 'emp-1,evc-30,goal,2025-01-01,hr,"{}",surplus'
     const file = write(
       'skill_events.parallel.csv',
       `employee_id,external_id,event_type,timestamp,source,content\n${lines.join('\n')}\n`,
@@ -404,13 +408,14 @@ describe('the parallel check of large CSV files', () => {
       })
     }
     expect(outcomes[0]).toEqual({
-      counts: [3002, 2996, 0, 6],
+      counts: [3002, 2995, 0, 7],
       rejects: [
         [8, 'timestamp'],
         [8, 'source'],
         [8, 'content'],
         [9, 'employee_id'],
         [10, 'timestamp'],
+        [33, ''],
         [3002, 'external_id'],
       ],
     })
