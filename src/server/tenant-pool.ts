@@ -118,7 +118,9 @@ export class TenantPool {
         this.readDatabases.set(name, idle)
         const database = idle.pop() ?? (await tenant.database.sibling())
         try {
-          return await work({ ...tenant, database })
+          // Nothing that writes runs beside a read but a derivation or a batch of skill events,
+          // and the version moves when they finish: indexes kept at this version are current.
+          return await work({ ...tenant, database, dataVersion: this.version(name) })
         } finally {
           if (this.databases.get(name) === tenant.database) idle.push(database)
           else database.close()
