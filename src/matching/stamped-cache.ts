@@ -3,8 +3,6 @@ import type { TenantDatabase } from '../store/tenant-database.js'
 interface Entry<T> {
   stamp: string
   value: Promise<T>
-  /** The caller's data version the stamp was last confirmed at (see `getAtVersion`). */
-  version?: string
 }
 
 /**
@@ -14,10 +12,15 @@ interface Entry<T> {
  */
 export class StampedCache<T> {
   private readonly entries = new WeakMap<object, Map<string, Entry<T>>>()
+  /** Per key: the value given at the caller's latest data version (see `getAtVersion`). */
+  private readonly confirmed = new WeakMap<object, Map<string, { version: string; value: Promise<T> }>>()
 
   /** The value for `key` built at `stamp`, building it with `build` when there is none. */
   get(database: TenantDatabase, key: string, stamp: string, build: () => Promise<T>): Promise<T> {
-    return this.entry(database, key, stamp, build).value
+    const byKey = keysOf(this.entries, database)
+    const known = byKey.get(key)
+    if (known && known.stamp === stamp) return known.value
+    return remember(byKey, key, { stamp, value: build() })
   }
 
   /**
@@ -27,35 +30,43 @@ export class StampedCache<T> {
    * stamp is asked (`stamp`), and a value whose stamp still holds is kept and confirmed at the
    * new version.
    */
-  async getAtVersion(
+  getAtVersion(
     database: TenantDatabase,
     key: string,
     version: string,
     stamp: () => Promise<string>,
     build: (stamp: string) => Promise<T>,
   ): Promise<T> {
-    const known = this.entries.get(database.cacheScope)?.get(key)
-    if (known && known.version === version) return known.value
-    const current = await stamp()
-    const entry = this.entry(database, key, current, () => build(current))
-    entry.version = version
-    return entry.value
-  }
-
-  private entry(database: TenantDatabase, key: string, stamp: string, build: () => Promise<T>): Entry<T> {
-    let byKey = this.entries.get(database.cacheScope)
-    if (!byKey) {
-      byKey = new Map()
-      this.entries.set(database.cacheScope, byKey)
-    }
+    const byKey = keysOf(this.confirmed, database)
     const known = byKey.get(key)
-    if (known && known.stamp === stamp) return known
-    const entry: Entry<T> = { stamp, value: build() }
-    byKey.set(key, entry)
-    const entries = byKey
-    entry.value.catch(() => {
-      if (entries.get(key) === entry) entries.delete(key)
+    if (known && known.version === version) return known.value
+    // Remembered before the stamp is asked: the requests arriving meanwhile share one question.
+    return remember(byKey, key, {
+      version,
+      value: stamp().then((current) => this.get(database, key, current, () => build(current))),
     })
-    return entry
   }
+}
+
+/** The entries of one open database, made on first use. */
+function keysOf<V>(maps: WeakMap<object, Map<string, V>>, database: TenantDatabase): Map<string, V> {
+  let byKey = maps.get(database.cacheScope)
+  if (!byKey) {
+    byKey = new Map()
+    maps.set(database.cacheScope, byKey)
+  }
+  return byKey
+}
+
+/** Keeps `entry` under `key` and gives its value; a value that fails is forgotten. */
+function remember<T, V extends { value: Promise<T> }>(
+  byKey: Map<string, V>,
+  key: string,
+  entry: V,
+): Promise<T> {
+  byKey.set(key, entry)
+  entry.value.catch(() => {
+    if (byKey.get(key) === entry) byKey.delete(key)
+  })
+  return entry.value
 }
