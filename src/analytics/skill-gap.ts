@@ -1,8 +1,14 @@
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
-import { DEFAULT_VENDOR, type SkillGapEntry, type VocabLanguage } from '../schemas/index.js'
+import {
+  DEFAULT_VENDOR,
+  type ExternalVendor,
+  type SkillGapEntry,
+  type VocabLanguage,
+} from '../schemas/index.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
+import { gapCandidatesOf, gapIndex } from './gap-index.js'
 
 /** Query of `GET /employees/{e}/vacancies/{v}/gap` (4.5); names as in CONTRACT.md. */
 export interface SkillGapOptions {
@@ -76,8 +82,60 @@ export async function skillGap(
 ): Promise<SkillGapEntry[]> {
   const vendor = requireVendor(tenant, options.external_vendor ?? DEFAULT_VENDOR)
   const language = await resolveVocabLanguage(tenant, vendor, options.vocab_language)
-  await requireEmployeeAndVacancy(tenant, employeeId, vacancyId)
-  const rows = await tenant.database.all<{
+  // A caller that keeps the tenant open and knows its data version (the server) reads the gap
+  // index, built once per change of the data; a one-off caller (the CLI) asks the database, which
+  // costs milliseconds instead of the index's build.
+  const { candidates, names } =
+    tenant.dataVersion === undefined
+      ? await candidatesFromDatabase(tenant, employeeId, vacancyId, vendor)
+      : await candidatesFromIndex(tenant, employeeId, vacancyId, vendor, tenant.dataVersion)
+  const gap = gapSkills(candidates)
+  if (gap.length === 0) return []
+  const skillNames = await names()
+  return gap.map((skill) => ({
+    skill_name: nameOf(skillNames, skill.skill_id, language),
+    skill_id: skill.skill_id,
+  }))
+}
+
+/** What the gap is computed from: the vacancy's skills with what the employee holds, and the names. */
+interface GapInputs {
+  candidates: GapCandidate[]
+  /** Display names of (at least) the vacancy's skills; asked only when the gap is not empty. */
+  names: () => Promise<SkillNames>
+}
+
+async function candidatesFromIndex(
+  tenant: TaxonomyTenant,
+  employeeId: string,
+  vacancyId: string,
+  vendor: ExternalVendor,
+  version: string,
+): Promise<GapInputs> {
+  const index = await gapIndex(tenant.database, vendor, version)
+  const employee = index.employees.get(employeeId)
+  const vacancy = index.vacancies.get(vacancyId)
+  requireBoth(employeeId, employee !== undefined, vacancyId, vacancy !== undefined)
+  return {
+    candidates: gapCandidatesOf(index, employee as number, vacancy as number),
+    names: async () => index.names,
+  }
+}
+
+/** The SQL formulation of the gap's inputs: a self-join of the profile table. */
+async function candidatesFromDatabase(
+  tenant: TaxonomyTenant,
+  employeeId: string,
+  vacancyId: string,
+  vendor: ExternalVendor,
+): Promise<GapInputs> {
+  const known = await tenant.database.one<{ employee: boolean; vacancy: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM employees WHERE external_id = $1) AS employee,
+            EXISTS (SELECT 1 FROM vacancies WHERE external_id = $2) AS vacancy`,
+    [employeeId, vacancyId],
+  )
+  requireBoth(employeeId, known?.employee === true, vacancyId, known?.vacancy === true)
+  const candidates = await tenant.database.all<{
     skill_id: string
     critical: boolean
     score: number
@@ -98,25 +156,14 @@ export async function skillGap(
       WHERE v.entity_type = 'vacancy' AND v.entity_id = $2 AND v.external_vendor = $3`,
     [employeeId, vacancyId, vendor],
   )
-  const gap = gapSkills(rows)
-  if (gap.length === 0) return []
-  const names = await vacancySkillNames(tenant, vacancyId, vendor)
-  return gap.map((skill) => ({
-    skill_name: nameOf(names, skill.skill_id, language),
-    skill_id: skill.skill_id,
-  }))
+  return { candidates, names: () => vacancySkillNames(tenant, vacancyId, vendor) }
 }
 
-async function requireEmployeeAndVacancy(tenant: TaxonomyTenant, employeeId: string, vacancyId: string) {
-  const row = await tenant.database.one<{ employee: boolean; vacancy: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM employees WHERE external_id = $1) AS employee,
-            EXISTS (SELECT 1 FROM vacancies WHERE external_id = $2) AS vacancy`,
-    [employeeId, vacancyId],
-  )
-  // Both unknown: say so at once, so that a client fixes both ids in one round trip.
+/** 404 for an unknown employee or vacancy; both unknown: both named at once, so that a client fixes both ids in one round trip. */
+function requireBoth(employeeId: string, employeeKnown: boolean, vacancyId: string, vacancyKnown: boolean) {
   const missing = [
-    ...(row?.employee ? [] : [errors.notFound('employee', employeeId)]),
-    ...(row?.vacancy ? [] : [errors.notFound('vacancy', vacancyId)]),
+    ...(employeeKnown ? [] : [errors.notFound('employee', employeeId)]),
+    ...(vacancyKnown ? [] : [errors.notFound('vacancy', vacancyId)]),
   ]
   if (missing.length === 1) throw missing[0] as SkillhouseError
   if (missing.length > 1)

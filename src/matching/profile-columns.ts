@@ -23,18 +23,20 @@ export interface ProfileColumns {
   critical: Uint8Array
 }
 
-/** The entity tables matching numbers; never built from request input. */
-export type EntitySource = 'employees' | 'jobs' | 'active_vacancies'
+/** The entity tables matching (and the skill gap) numbers; never built from request input. */
+export type EntitySource = 'employees' | 'jobs' | 'active_vacancies' | 'vacancies'
 
-const ENTITY_TYPE: Record<EntitySource, string> = {
+export const ENTITY_TYPE: Record<EntitySource, string> = {
   employees: 'employee',
   jobs: 'job',
   active_vacancies: 'vacancy',
+  vacancies: 'vacancy',
 }
-const ENTITY_IDS: Record<EntitySource, string> = {
+export const ENTITY_IDS: Record<EntitySource, string> = {
   employees: 'SELECT external_id FROM employees',
   jobs: 'SELECT external_id FROM jobs',
   active_vacancies: `SELECT external_id FROM vacancies WHERE status = 'active'`,
+  vacancies: 'SELECT external_id FROM vacancies',
 }
 
 export const sharedInt32 = (length: number): Int32Array =>
@@ -138,6 +140,102 @@ export async function withSkillNumbering<T>(
 }
 
 /**
+ * The profile rows of one entity source for a vendor: the entity's number (`i`, as `entityIds`
+ * numbers it) and `columns`, which may read the profile row `p` and the skill's number `sk.s`.
+ * Skills outside the numbering are left out. Entities and skills are numbered in SQL by the same
+ * ORDER BYs as `entityIds` and `withSkillNumbering`, so that no string crosses into JavaScript per
+ * row. Binds `$type` and `$vendor`; `columns` is a constant of this module's callers.
+ */
+function profileRowsSql(source: EntitySource, numbering: SkillNumbering, columns: string): string {
+  return `
+WITH ids AS (SELECT external_id, (row_number() OVER (ORDER BY external_id) - 1)::INTEGER AS i FROM (${ENTITY_IDS[source]})),
+     sk AS (SELECT skill_id, s FROM ${numbering.table})
+SELECT ids.i, ${columns}
+FROM profile_skills p JOIN ids ON ids.external_id = p.entity_id JOIN sk ON sk.skill_id = p.skill_id
+WHERE p.entity_type = $type AND p.external_vendor = $vendor`
+}
+
+/**
+ * The first half of a counting sort by entity: fills `start` (zeros, one longer than there are
+ * entities) with where each entity's run begins, from the entity numbers of every chunk of rows,
+ * and returns the number of rows.
+ */
+function countRuns(chunks: readonly { count: number; entity: Int32Array }[], start: Int32Array): number {
+  let rows = 0
+  for (const chunk of chunks) {
+    rows += chunk.count
+    for (let row = 0; row < chunk.count; row++) {
+      const at = (chunk.entity[row] as number) + 1
+      start[at] = (start[at] as number) + 1
+    }
+  }
+  for (let index = 0; index + 1 < start.length; index++)
+    start[index + 1] = (start[index] as number) + (start[index + 1] as number)
+  return rows
+}
+
+/** Profiles as runs of skills per entity (CSR) with a number per skill and column of the read. */
+export interface ProfileRuns {
+  /** start[i] … start[i + 1] is entity i's run. */
+  start: Int32Array
+  skill: Int32Array
+  /** One array per column read, in the order of the columns. */
+  values: Float64Array[]
+}
+
+/**
+ * Reads the profiles of one entity source for a vendor into runs numbered by `ids` and by a
+ * skill numbering, with one number per skill and SQL expression of `columns` (each a DOUBLE that
+ * is never NULL; a constant of the caller, never request input). Rows stay in the order they came
+ * within a run. The general form of `readProfileColumns`, for indexes other than matching's.
+ */
+export async function readProfileRuns(
+  database: TenantDatabase,
+  source: EntitySource,
+  vendor: ExternalVendor,
+  ids: readonly string[],
+  numbering: SkillNumbering,
+  columns: readonly string[],
+): Promise<ProfileRuns> {
+  const sql = profileRowsSql(
+    source,
+    numbering,
+    ['sk.s', ...columns.map((column) => `(${column})::DOUBLE`)].join(', '),
+  )
+  const result = await database.connection.run(sql, { type: ENTITY_TYPE[source], vendor })
+  const chunks = Array.from({ length: result.chunkCount }, (_, index) => {
+    const chunk = result.getChunk(index)
+    return {
+      count: chunk.rowCount,
+      entity: columnOf(chunk.getColumnVector(0), Int32Array, chunk.rowCount),
+      skill: columnOf(chunk.getColumnVector(1), Int32Array, chunk.rowCount),
+      values: columns.map((_, column) =>
+        columnOf(chunk.getColumnVector(column + 2), Float64Array, chunk.rowCount),
+      ),
+    }
+  })
+  const start = new Int32Array(ids.length + 1)
+  const rows = countRuns(chunks, start)
+  const fill = start.slice(0, ids.length)
+  const out: ProfileRuns = {
+    start,
+    skill: new Int32Array(rows),
+    values: columns.map(() => new Float64Array(rows)),
+  }
+  for (const chunk of chunks) {
+    for (let row = 0; row < chunk.count; row++) {
+      const entity = chunk.entity[row] as number
+      const at = fill[entity] as number
+      fill[entity] = at + 1
+      out.skill[at] = chunk.skill[row] as number
+      for (let column = 0; column < columns.length; column++)
+        (out.values[column] as Float64Array)[at] = (chunk.values[column] as Float64Array)[row] as number
+    }
+  }
+  return out
+}
+
+/**
  * Reads the profiles of one entity source for a vendor into CSR columns numbered by `ids` (the
  * result of `entityIds`) and by a skill numbering (`withSkillNumbering`); skills outside the
  * numbering are left out.
@@ -149,24 +247,21 @@ export async function readProfileColumns(
   ids: readonly string[],
   numbering: SkillNumbering,
 ): Promise<ProfileColumns> {
-  // Entities and skills are numbered in SQL by the same ORDER BYs as `entityIds` and
-  // `withSkillNumbering`, so no string crosses into JavaScript per row; a row's skill, level
+  // A row's skill, level
   // (0–5) and critical flag come in one integer (skill · 16 + level · 2 + critical), since each
   // column of a result costs a copy. The rows come in any order: a counting sort by entity here
   // costs less than DuckDB's sort.
-  const sql = `
-WITH ids AS (SELECT external_id, (row_number() OVER (ORDER BY external_id) - 1)::INTEGER AS i FROM (${ENTITY_IDS[source]})),
-     sk AS (SELECT skill_id, s FROM ${numbering.table})
-SELECT ids.i,
-       (CASE WHEN p.validation_state = 'validated' THEN 1.0 ELSE p.score END)::DOUBLE AS strength,
+  const sql = profileRowsSql(
+    source,
+    numbering,
+    `(CASE WHEN p.validation_state = 'validated' THEN 1.0 ELSE p.score END)::DOUBLE AS strength,
        (sk.s * 16
         + (CASE WHEN coalesce(p.governed_proficiency_level, p.proficiency_level) BETWEEN 1 AND 5
                   THEN coalesce(p.governed_proficiency_level, p.proficiency_level)
                 WHEN p.proficiency_float IS NOT NULL THEN least(5, 1 + floor(p.proficiency_float * 5))
                 ELSE 0 END)::UTINYINT * 2
-        + coalesce(p.governed_critical, p.inferred_critical, false)::UTINYINT)::INTEGER AS code
-FROM profile_skills p JOIN ids ON ids.external_id = p.entity_id JOIN sk ON sk.skill_id = p.skill_id
-WHERE p.entity_type = $type AND p.external_vendor = $vendor`
+        + coalesce(p.governed_critical, p.inferred_critical, false)::UTINYINT)::INTEGER AS code`,
+  )
   const result = await database.connection.run(sql, { type: ENTITY_TYPE[source], vendor })
   const chunks = Array.from({ length: result.chunkCount }, (_, index) => result.getChunk(index))
   const columns = chunks.map((chunk) => ({
@@ -177,16 +272,7 @@ WHERE p.entity_type = $type AND p.external_vendor = $vendor`
   }))
   // Entity runs by a counting sort; within a run, rows stay in the order they came.
   const start = sharedInt32(ids.length + 1)
-  let rows = 0
-  for (const column of columns) {
-    rows += column.count
-    for (let row = 0; row < column.count; row++) {
-      const at = (column.entity[row] as number) + 1
-      start[at] = (start[at] as number) + 1
-    }
-  }
-  for (let index = 0; index < ids.length; index++)
-    start[index + 1] = (start[index] as number) + (start[index + 1] as number)
+  const rows = countRuns(columns, start)
   const fill = Int32Array.from(start.subarray(0, ids.length))
   const out: ProfileColumns = {
     count: ids.length,
@@ -217,7 +303,7 @@ WHERE p.entity_type = $type AND p.external_vendor = $vendor`
  * @duckdb/node-api exposes it (a private field of its numeric vectors); otherwise it is read
  * value by value.
  */
-function columnOf<T extends Int32Array | Float64Array>(
+export function columnOf<T extends Int32Array | Float64Array>(
   vector: { getItem(index: number): unknown },
   type: { new (length: number): T; prototype: T },
   count: number,

@@ -1,27 +1,72 @@
 import type { TenantDatabase } from '../store/tenant-database.js'
 
+interface Entry<T> {
+  stamp: string
+  value: Promise<T>
+}
+
 /**
- * Per open database and key: the value built for a data stamp (or its build in progress, so that
- * concurrent requests share one). A different stamp rebuilds; a failed build is forgotten.
+ * Per open database (every connection of it alike) and key: the value built for a data stamp (or
+ * its build in progress, so that concurrent requests share one). A different stamp rebuilds; a
+ * failed build is forgotten.
  */
 export class StampedCache<T> {
-  private readonly entries = new WeakMap<TenantDatabase, Map<string, { stamp: string; value: Promise<T> }>>()
+  private readonly entries = new WeakMap<object, Map<string, Entry<T>>>()
+  /** Per key: the value given at the caller's latest data version (see `getAtVersion`). */
+  private readonly confirmed = new WeakMap<object, Map<string, { version: string; value: Promise<T> }>>()
 
   /** The value for `key` built at `stamp`, building it with `build` when there is none. */
   get(database: TenantDatabase, key: string, stamp: string, build: () => Promise<T>): Promise<T> {
-    let byKey = this.entries.get(database)
-    if (!byKey) {
-      byKey = new Map()
-      this.entries.set(database, byKey)
-    }
+    const byKey = keysOf(this.entries, database)
     const known = byKey.get(key)
     if (known && known.stamp === stamp) return known.value
-    const value = build()
-    byKey.set(key, { stamp, value })
-    const entries = byKey
-    value.catch(() => {
-      if (entries.get(key)?.value === value) entries.delete(key)
-    })
-    return value
+    return remember(byKey, key, { stamp, value: build() })
   }
+
+  /**
+   * `get` for a caller that knows a version of the data which changes whenever anything may have
+   * written to it (the server's tenant pool): while the version is the one the value was last
+   * confirmed at, the value is given without asking the database for its stamp; otherwise the
+   * stamp is asked (`stamp`), and a value whose stamp still holds is kept and confirmed at the
+   * new version.
+   */
+  getAtVersion(
+    database: TenantDatabase,
+    key: string,
+    version: string,
+    stamp: () => Promise<string>,
+    build: (stamp: string) => Promise<T>,
+  ): Promise<T> {
+    const byKey = keysOf(this.confirmed, database)
+    const known = byKey.get(key)
+    if (known && known.version === version) return known.value
+    // Remembered before the stamp is asked: the requests arriving meanwhile share one question.
+    return remember(byKey, key, {
+      version,
+      value: stamp().then((current) => this.get(database, key, current, () => build(current))),
+    })
+  }
+}
+
+/** The entries of one open database, made on first use. */
+function keysOf<V>(maps: WeakMap<object, Map<string, V>>, database: TenantDatabase): Map<string, V> {
+  let byKey = maps.get(database.cacheScope)
+  if (!byKey) {
+    byKey = new Map()
+    maps.set(database.cacheScope, byKey)
+  }
+  return byKey
+}
+
+/** Keeps `entry` under `key` and gives its value; a value that fails is forgotten. */
+function remember<T, V extends { value: Promise<T> }>(
+  byKey: Map<string, V>,
+  key: string,
+  entry: V,
+): Promise<T> {
+  byKey.set(key, entry)
+  entry.value.catch(() => {
+    if (byKey.get(key) === entry) byKey.delete(key)
+  })
+  return entry.value
 }

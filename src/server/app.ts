@@ -142,8 +142,12 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     const given = c.req.header('x-request-id')
     const requestId = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
     c.set('requestId', requestId)
-    await next()
+    // Before the answer exists: hono adds it to the answers it makes (c.json, c.body), and the
+    // answers made here carry it themselves (`idHeader`). Set on a finished answer, a header makes
+    // hono copy it into a new Response whose body is then streamed: several times the cost of a
+    // small GET.
     c.header('X-Request-Id', requestId)
+    await next()
     log({
       msg: 'request',
       request_id: requestId,
@@ -167,12 +171,12 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         error: error.stack ?? error.message,
       })
     }
-    return errorResponse(converted)
+    return errorResponse(converted, idHeader(c))
   })
 
   app.get('/healthz', (c) =>
     draining
-      ? errorResponse(errors.unavailable('the server is shutting down'))
+      ? errorResponse(errors.unavailable('the server is shutting down'), idHeader(c))
       : c.json({ status: 'ok', tenants_open: pool.openTenants().length }),
   )
 
@@ -181,7 +185,11 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     app.post('/oauth/token', async (c) => {
       const request = await tokenRequest(c.req.raw, bodyLimit)
       const response = await issueClientToken(pool.current(), key, request, basicCredentials(c))
-      return jsonResponse(JSON.stringify(response), 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' })
+      return jsonResponse(JSON.stringify(response), 200, {
+        'Cache-Control': 'no-store',
+        Pragma: 'no-cache',
+        ...idHeader(c),
+      })
     })
   } else {
     app.all('/oauth/token', () => {
@@ -220,13 +228,23 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   // A path of a route without parameters names that resource, never an item of a collection
   // beside it: DELETE /employees/custom_properties is a method the definitions do not take (405),
   // not the deletion of an employee called `custom_properties`.
-  const literal = routes
-    .filter((route) => !route.path.includes(':'))
-    .map((route) => ({ method: route.method, pattern: compile(`/:tenant/:region${route.path}`) }))
-  const literalMethods = (path: string) =>
-    METHOD_ORDER.filter((method) =>
-      literal.some((candidate) => candidate.method === method && candidate.pattern.test(path)),
+  // Looked up on every request of a route with parameters: one Map probe, not a pattern per route.
+  const literal = new Map<string, Method[]>()
+  for (const route of routes) {
+    if (route.path.includes(':')) continue
+    literal.set(route.path, [...(literal.get(route.path) ?? []), route.method])
+  }
+  for (const [path, methods] of literal) {
+    literal.set(
+      path,
+      METHOD_ORDER.filter((method) => methods.includes(method)),
     )
+  }
+  const literalMethods = (path: string): Method[] => {
+    // The path below `/{tenant}/{region}`, without one trailing slash (as `compile` allows it).
+    const below = /^\/[^/]+\/[^/]+(\/.*?)\/?$/.exec(path)?.[1]
+    return (below !== undefined && literal.get(below)) || []
+  }
   for (const route of routes) {
     app.on(route.method, `/:tenant/:region${route.path}`, async (c) => {
       if (route.path.includes(':')) {
@@ -265,13 +283,11 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       }
       // A GET answered before, while nothing that may write has run on the tenant since, is
       // answered again as it was (the data version of the pool says so).
-      const cacheKey =
-        route.method === 'GET' && answers
-          ? `${tenant} ${new URL(c.req.url).pathname}${new URL(c.req.url).search}`
-          : undefined
+      // The URL as sent: the same text asks the same question.
+      const cacheKey = route.method === 'GET' && answers ? `${tenant} ${c.req.url}` : undefined
       const version = pool.version(tenant)
       const known = cacheKey ? answers?.get(cacheKey, version) : undefined
-      if (known) return jsonResponse(known.json, known.status, known.headers)
+      if (known) return jsonResponse(known.json, known.status, { ...known.headers, ...idHeader(c) })
       const result = await route.handler(context).catch((error: unknown) => {
         throw asListedStatus(route, error)
       })
@@ -282,7 +298,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         answers?.set(cacheKey, version, { status: result.status, json: result.json, headers })
       }
       if (result.status === 204) return c.body(null, 204, headers)
-      return jsonResponse(result.json ?? 'null', result.status, headers)
+      return jsonResponse(result.json ?? 'null', result.status, { ...headers, ...idHeader(c) })
     })
   }
 
@@ -299,12 +315,14 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         : METHOD_ORDER.filter((method) =>
             patterns.some((candidate) => candidate.method === method && candidate.pattern.test(path)),
           )
-    if (allowed.length > 0) return errorResponse(errors.methodNotAllowed(c.req.method, path, allowed))
+    if (allowed.length > 0)
+      return errorResponse(errors.methodNotAllowed(c.req.method, path, allowed), idHeader(c))
     return errorResponse(
       new SkillhouseError(
         404,
         `no endpoint ${path}; paths hang below a tenant's base URL /{tenant}/{region}`,
       ),
+      idHeader(c),
     )
   })
 
@@ -325,6 +343,9 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     },
   }
 }
+
+/** The request id header of an answer made without hono's helpers (see the first middleware). */
+const idHeader = (c: Context<AppEnv>): Record<string, string> => ({ 'X-Request-Id': c.get('requestId') })
 
 /** An error as the endpoint's list of section 4 has it (`answeredStatus`). */
 function asListedStatus(route: ApiRoute, error: unknown): unknown {

@@ -34,6 +34,8 @@ export class TenantPool {
   /** Per tenant: a number that changes whenever work that may write has finished on it. */
   private readonly versions = new Map<string, number>()
   private readonly lanes = new Map<string, TenantLanes>()
+  /** Per tenant: its database being opened. */
+  private readonly opening = new Map<string, Promise<TenantDatabase>>()
   private closing = false
 
   constructor(
@@ -118,7 +120,9 @@ export class TenantPool {
         this.readDatabases.set(name, idle)
         const database = idle.pop() ?? (await tenant.database.sibling())
         try {
-          return await work({ ...tenant, database })
+          // Nothing that writes runs beside a read but a derivation or a batch of skill events,
+          // and the version moves when they finish: indexes kept at this version are current.
+          return await work({ ...tenant, database, dataVersion: this.version(name) })
         } finally {
           if (this.databases.get(name) === tenant.database) idle.push(database)
           else database.close()
@@ -164,9 +168,23 @@ export class TenantPool {
     return work({ entry, settings: entry.settings, baseUrl: entry.base_url, database, dataDir: this.dataDir })
   }
 
-  private async open(name: string): Promise<TenantDatabase> {
+  /**
+   * The tenant's database, opened on first use. Reads run beside each other, so many may ask at
+   * once: they share one opening, or each would open (and migrate) the file on its own instance,
+   * and every instance but the last would leak with the caches built on it.
+   */
+  private open(name: string): Promise<TenantDatabase> {
     const open = this.databases.get(name)
-    if (open) return open
+    if (open) return Promise.resolve(open)
+    let opening = this.opening.get(name)
+    if (!opening) {
+      opening = this.openNow(name).finally(() => this.opening.delete(name))
+      this.opening.set(name, opening)
+    }
+    return opening
+  }
+
+  private async openNow(name: string): Promise<TenantDatabase> {
     let database: TenantDatabase
     try {
       database = await TenantDatabase.open(tenantDatabaseFile(this.dataDir, name))

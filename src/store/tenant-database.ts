@@ -40,6 +40,15 @@ export class TenantDatabase {
   ) {}
 
   /**
+   * What in-memory caches of this database's data are kept against: the same for every
+   * connection of one open file (its siblings included), so that reads on different connections
+   * share one index instead of building one each.
+   */
+  get cacheScope(): object {
+    return this.instance
+  }
+
+  /**
    * The same database on a connection of its own, for work that runs beside the work on this
    * one (the server writes skill events while a derivation's transaction is open): each
    * connection has its own transactions. Closing it closes only its connection.

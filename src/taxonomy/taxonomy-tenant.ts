@@ -13,6 +13,13 @@ export interface TaxonomyTenant {
   database: TenantDatabase
   settings: TenantSettings
   baseUrl: string
+  /**
+   * A version of the data that changes whenever anything may have written to the database, given
+   * by a caller that keeps the tenant open (the server's pool, for reads); absent in one-off
+   * commands. While it holds, indexes built from the data may be used without asking the
+   * database whether the data changed.
+   */
+  dataVersion?: string | undefined
 }
 
 /** Who events are about: the tenant's name and the base URL their `source` hangs below. */

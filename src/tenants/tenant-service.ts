@@ -100,6 +100,8 @@ export interface OpenTenant {
   baseUrl: string
   database: TenantDatabase
   dataDir: string
+  /** The server's data version of the tenant, for reads (see `TaxonomyTenant.dataVersion`). */
+  dataVersion?: string | undefined
 }
 
 export async function openTenant(dataDir: string, name: string | undefined): Promise<OpenTenant> {

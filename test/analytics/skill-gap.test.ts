@@ -4,7 +4,7 @@ import { gapSkills, skillGap } from '../../src/analytics/skill-gap.js'
 import { SkillGapResponse } from '../../src/schemas/index.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
 import { tempDir } from '../helpers/temp-tenant.js'
-import { createAnalyticsTenant } from './analytics-tenant.js'
+import { createAnalyticsTenant, EMPLOYEES, VACANCIES } from './analytics-tenant.js'
 
 /**
  * vac-1 asks for (critical first, then score, then id): Java (critical, level 4), Customer Enquiry
@@ -118,6 +118,28 @@ describe('skill gap between an employee and a vacancy', () => {
     const error = await skillGap(tenant, 'e-deep-1', 'vac-1', { vocab_language: input }).catch((e) => e)
     expect(error).toMatchObject({ status: 422 })
     expect(error.message).toMatch(message)
+  })
+
+  it('answers every employee, vacancy, language and vendor the same from the gap index as from the database', async () => {
+    // The server reads the gap index (it knows the data version); the CLI asks the database.
+    const indexed = { ...tenant, dataVersion: 'test' }
+    for (const employee of [...EMPLOYEES.map((entry) => entry.external_id), 'e-ghost']) {
+      for (const vacancy of [...VACANCIES.map((entry) => entry.external_id), 'vac-ghost']) {
+        for (const options of [
+          {},
+          { vocab_language: 'nl' },
+          { vocab_language: 'en-US' },
+          { external_vendor: 'vendor_a' },
+        ]) {
+          const answer = (source: OpenTenant) =>
+            skillGap(source, employee, vacancy, options).then(JSON.stringify, (error: unknown) => error)
+          expect(await answer(indexed)).toEqual(await answer(tenant))
+        }
+      }
+    }
+    expect(JSON.stringify(await skillGap(indexed, 'e-deep-1', 'vac-1'))).toBe(
+      JSON.stringify(GAP_IDS.map((id, index) => ({ skill_name: GAP_NAMES.en_uk?.[index], skill_id: id }))),
+    )
   })
 
   it('rejects a vendor the tenant has not activated with 403 and a value that is no vendor with 422', async () => {

@@ -557,6 +557,45 @@ describe('the HTTP API of one tenant', () => {
       expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
     })
 
+    it.each([
+      ['a GET answered afresh', '/taxonomy/skills/languages', {}],
+      ['the same GET answered from the cache', '/taxonomy/skills/languages', {}],
+      ['a 404 of the route', '/employees/e-ghost', {}],
+      ['a 404 of no route', '/no/such/path', {}],
+      ['a 405', '/employees/custom_properties', { method: 'DELETE' }],
+      ['a 401', '/employees/e-b', { token: 'not-a-token' }],
+    ])('sends the request id back with %s', async (_, path, options) => {
+      const answer = await call(`${base}${path}`, {
+        token,
+        ...options,
+        headers: { 'x-request-id': 'req-id-back' },
+      })
+      expect(answer.headers.get('x-request-id')).toBe('req-id-back')
+    })
+
+    it('sends the request id back with a 204', async () => {
+      const answer = await call(`${base}/employees`, {
+        method: 'POST',
+        token,
+        body: { external_id: 'e-id-back' },
+        headers: { 'x-request-id': 'req-204' },
+      })
+      expect(answer.status).toBe(204)
+      expect(answer.headers.get('x-request-id')).toBe('req-204')
+    })
+
+    it('sends the request id back from /healthz and /oauth/token', async () => {
+      const root = base.replace(/\/acme\/eu$/, '')
+      const health = await call(`${root}/healthz`, { headers: { 'x-request-id': 'req-health' } })
+      expect(health.headers.get('x-request-id')).toBe('req-health')
+      const refused = await call(`${root}/oauth/token`, {
+        method: 'POST',
+        body: 'grant_type=client_credentials',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'req-token' },
+      })
+      expect(refused.headers.get('x-request-id')).toBe('req-token')
+    })
+
     it('answers 503 while another process holds the tenant database, and serves it once released', async () => {
       const heldToken = await tokenFor(dataDir, 'held')
       const holder = spawn(

@@ -78,3 +78,33 @@ describe('the tenant pool', () => {
     }
   })
 })
+
+describe('the tenant pool opening a database', () => {
+  const temp = tempDir()
+  const dataDir = join(temp.dir, 'data')
+  afterAll(() => temp.cleanup())
+
+  it('opens a tenant once when many reads arrive before it is open, and gives them its data version', async () => {
+    const tenant = await createOpenTenant(dataDir, 'acme')
+    tenant.database.close()
+    const opened: string[] = []
+    const pool = new TenantPool(dataDir, (name) => opened.push(name))
+    try {
+      const reads = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          pool.useForReading('acme', async (open) => ({
+            scope: open.database.cacheScope,
+            version: open.dataVersion,
+          })),
+        ),
+      )
+      expect(opened).toEqual(['acme'])
+      expect(new Set(reads.map((read) => read.scope)).size).toBe(1)
+      expect(new Set(reads.map((read) => read.version))).toEqual(new Set([pool.version('acme')]))
+      await pool.use('acme', async () => undefined)
+      expect(await pool.useForReading('acme', async (open) => open.dataVersion)).not.toBe(reads[0]?.version)
+    } finally {
+      await pool.close()
+    }
+  })
+})
