@@ -68,7 +68,7 @@ export function gapIndex(
     vendor,
     version,
     () => dataStamp(database),
-    (stamp) => buildGapIndex(database, vendor, stamp),
+    (stamp) => database.snapshot(() => buildGapIndex(database, vendor, stamp)),
   )
 }
 

@@ -98,19 +98,35 @@ async function dataStamp(database: TenantDatabase): Promise<string> {
 /**
  * The job matching index of a tenant: built on first use (employees' and jobs' profiles into
  * typed arrays, the inverted index, the job skills' weights) and kept while the database is open
- * and its data unchanged, so that paging through 4.10 does not rebuild it per page.
+ * and its data unchanged, so that paging through 4.10 does not rebuild it per page. A caller that
+ * knows a version of the data which moves whenever anything may have written (the server's
+ * reads, `dataVersion`) is answered without asking the database for its stamp while it holds.
  */
 export async function jobIndex(
   database: TenantDatabase,
   vendor: ExternalVendor,
   features: ScoringFeatures,
+  dataVersion?: string,
 ): Promise<JobIndex> {
   const key = `${vendor}|${features.proficiencyMatching}|${features.useCriticalities}`
+  const build = (stamp: string) => buildJobIndex(database, vendor, features, stamp)
+  if (dataVersion !== undefined)
+    return cache.getAtVersion(database, key, dataVersion, () => dataStamp(database), build)
   const stamp = await dataStamp(database)
-  return cache.get(database, key, stamp, () => buildJobIndex(database, vendor, features, stamp))
+  return cache.get(database, key, stamp, () => build(stamp))
 }
 
 async function buildJobIndex(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+  features: ScoringFeatures,
+  stamp: string,
+): Promise<JobIndex> {
+  // One state of the data for every read of the build (a derivation may commit meanwhile).
+  return database.snapshot(() => readJobIndex(database, vendor, features, stamp))
+}
+
+async function readJobIndex(
   database: TenantDatabase,
   vendor: ExternalVendor,
   features: ScoringFeatures,

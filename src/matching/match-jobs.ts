@@ -43,6 +43,8 @@ export interface MatchingTenant {
   database: TenantDatabase
   settings: TenantSettings
   baseUrl: string
+  /** The server's data version for reads (see `TaxonomyTenant.dataVersion`); absent in commands. */
+  dataVersion?: string | undefined
 }
 
 /** Query parameters of 4.10, as strings the client sent (all optional). */
@@ -365,7 +367,7 @@ export async function matchJobs(
   query: JobMatchingQuery = {},
 ): Promise<JobMatchingResponse> {
   const prepared = await prepare(tenant, request, query)
-  const index = await jobIndex(tenant.database, prepared.vendor, prepared.features)
+  const index = await jobIndex(tenant.database, prepared.vendor, prepared.features, tenant.dataVersion)
   const { mask, pair } = await compileFilters(tenant, index, prepared.body)
   const page = pageOf(index.jobIds, prepared.body.starting_after, prepared.body.limit)
   const jobs = Array.from({ length: page.end - page.first }, (_, offset) => page.first + offset)
@@ -409,7 +411,7 @@ export async function exportAllJobs(
   const threads = workerCount(await jobCount(tenant.database))
   if (threads > 0) workerPool(threads)
   const indexStarted = performance.now()
-  const index = await jobIndex(tenant.database, prepared.vendor, prepared.features)
+  const index = await jobIndex(tenant.database, prepared.vendor, prepared.features, tenant.dataVersion)
   const indexSeconds = (performance.now() - indexStarted) / 1000
   const { mask, pair } = await compileFilters(tenant, index, prepared.body)
   const first = pageOf(index.jobIds, prepared.body.starting_after, 0).first

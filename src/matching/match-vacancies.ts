@@ -571,7 +571,7 @@ export async function matchVacancies(
   if (!id.success) {
     throw errors.unprocessable(`employee_external_id: ${id.error.issues[0]?.message}; got '${employeeId}'`)
   }
-  const index = await vacancyIndex(tenant.database, prepared.vendor, prepared.features)
+  const index = await vacancyIndex(tenant.database, prepared.vendor, prepared.features, tenant.dataVersion)
   const employee = await loadEmployeeForMatching(tenant.database, index, employeeId)
   return matchVacanciesFor(tenant, index, employee, prepared)
 }
@@ -788,7 +788,7 @@ export async function matchAllEmployees(
   let matches = 0
   const failed: { employee_id: string; errors: string[] }[] = []
   // The batch reads; nothing writes meanwhile: one index serves every employee.
-  const index = await vacancyIndex(tenant.database, prepared.vendor, prepared.features)
+  const index = await vacancyIndex(tenant.database, prepared.vendor, prepared.features, tenant.dataVersion)
   for (const id of ids) {
     const employee = await loadEmployeeForMatching(tenant.database, index, id)
     let result: VacancyMatchingResponse

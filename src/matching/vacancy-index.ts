@@ -86,15 +86,24 @@ async function dataStamp(database: TenantDatabase): Promise<string> {
   return row?.stamp ?? ''
 }
 
-/** The vacancy index of a tenant (see VacancyIndex), rebuilt when its data changed. */
+/**
+ * The vacancy index of a tenant (see VacancyIndex), rebuilt when its data changed; with the
+ * caller's data version (see `jobIndex`) the stamp is asked only when the version moved.
+ */
 export async function vacancyIndex(
   database: TenantDatabase,
   vendor: ExternalVendor,
   features: ScoringFeatures,
+  dataVersion?: string,
 ): Promise<VacancyIndex> {
   const key = `${vendor}|${features.proficiencyMatching}|${features.useCriticalities}`
+  // One state of the data for every read of the build (a derivation may commit meanwhile).
+  const build = (stamp: string) =>
+    database.snapshot(() => buildVacancyIndex(database, vendor, features, stamp))
+  if (dataVersion !== undefined)
+    return cache.getAtVersion(database, key, dataVersion, () => dataStamp(database), build)
   const stamp = await dataStamp(database)
-  return cache.get(database, key, stamp, () => buildVacancyIndex(database, vendor, features, stamp))
+  return cache.get(database, key, stamp, () => build(stamp))
 }
 
 async function buildVacancyIndex(

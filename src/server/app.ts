@@ -260,15 +260,16 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         )
       }
       const tenant = c.get('tenant')
+      const reads = route.method === 'GET' || route.scope === 'read'
       const context: RouteContext = {
         tenantName: tenant,
         params: c.req.param() as Record<string, string>,
         query: (name) => c.req.query(name),
         queries: (name) => c.req.queries(name) ?? [],
         body: (bodyOptions) => readJson(c.req.raw, { limit: bodyLimit, ...bodyOptions }),
-        // GETs only read: they run beside each other (and beside the background work).
-        tenant: (work) =>
-          route.method === 'GET' ? pool.useForReading(tenant, work) : pool.use(tenant, work),
+        // GETs, and POSTs that are queries sent as a body (scope read: matching, taxonomy
+        // changes), only read: they run beside each other (and beside the background work).
+        tenant: (work) => (reads ? pool.useForReading(tenant, work) : pool.use(tenant, work)),
         skillEventLane: (work) => pool.useForSkillEvents(tenant, work),
         changed: () => worker?.schedule(tenant),
         strictCheck: (open) => {
@@ -292,7 +293,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         throw asListedStatus(route, error)
       })
       // A change may have appended events (taxonomy operations do): deliver them now, not at the next look.
-      if (route.method !== 'GET') deliveries.nudge(tenant)
+      if (!reads) deliveries.nudge(tenant)
       const headers = { ...route.headers, ...result.headers }
       if (cacheKey && result.status === 200 && result.json !== undefined) {
         answers?.set(cacheKey, version, { status: result.status, json: result.json, headers })

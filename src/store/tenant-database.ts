@@ -131,6 +131,7 @@ export class TenantDatabase {
   /** Runs `work` in one transaction: all of it commits, or none of it does. */
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     await this.run('BEGIN TRANSACTION')
+    this.inTransaction = true
     try {
       const result = await work()
       await this.run('COMMIT')
@@ -138,8 +139,21 @@ export class TenantDatabase {
     } catch (error) {
       await this.run('ROLLBACK').catch(() => undefined)
       throw error
+    } finally {
+      this.inTransaction = false
     }
   }
+
+  /**
+   * Runs the reads of `work` on one state of the data: in a transaction of their own (a commit
+   * of another connection meanwhile is not seen halfway), or in the caller's when one is open.
+   * For what is built from several queries, such as the in-memory indexes.
+   */
+  async snapshot<T>(work: () => Promise<T>): Promise<T> {
+    return this.inTransaction ? work() : this.transaction(work)
+  }
+
+  private inTransaction = false
 
   /**
    * Streams a query's rows chunk by chunk on a connection of its own, so that the caller may

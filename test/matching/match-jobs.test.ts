@@ -510,3 +510,33 @@ describe('job matching pages, filters and errors', () => {
     }
   })
 })
+
+describe('job matching at a data version (the server reads)', () => {
+  let fixture: MatchingTenantFixture
+  beforeAll(async () => {
+    fixture = await workedExampleTenant({ proficiencyMatching: true, useCriticalities: true })
+  })
+  afterAll(() => fixture.close())
+
+  it('keeps the index while the version holds, and sees a changed profile once it moves', async () => {
+    const request = body({ score_min_threshold: 0 })
+    const atVersion = (version: string) => ({ ...fixture.tenant, dataVersion: version })
+    const before = await matchJobs(atVersion('v1'), request)
+    expect(before).toEqual(await matchJobs(fixture.tenant, request))
+    expect(idsOf(before, 'job-a')).toContain('emp-4')
+
+    // A derivation that empties emp-4's profile (its rows go, its version moves).
+    await fixture.tenant.database.run(
+      "DELETE FROM profile_skills WHERE entity_type = 'employee' AND entity_id = 'emp-4'",
+    )
+    await fixture.tenant.database.run(
+      "UPDATE skill_profiles SET version = version + 1, skill_count = 0 WHERE entity_type = 'employee' AND entity_id = 'emp-4'",
+    )
+    // The version has not moved: the index kept at it answers, without asking the database.
+    expect(await matchJobs(atVersion('v1'), request)).toEqual(before)
+    // It moved: the stamp is asked, the profile change seen, as a one-off command sees it.
+    const after = await matchJobs(atVersion('v2'), request)
+    expect(idsOf(after, 'job-a')).not.toContain('emp-4')
+    expect(after).toEqual(await matchJobs(fixture.tenant, request))
+  })
+})
