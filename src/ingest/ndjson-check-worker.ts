@@ -4,6 +4,7 @@ import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import { csvCellsToRecord } from './csv-record.js'
 import { entityKind, type ReferenceTarget } from './entity-kinds.js'
 import { fastParseOf } from './fast-parse.js'
+import { LineSplitter, tooLongReason } from './line-splitter.js'
 import type { Reject } from './rejects.js'
 import { checkRow, type ReferenceLookup } from './row-check.js'
 import { newStagedColumns, type StagedColumns, stageRow } from './staged-columns.js'
@@ -30,12 +31,35 @@ export interface NdjsonCheckTask {
 export type NdjsonCheckMessage =
   | { type: 'progress'; rows: number }
   | { type: 'rows'; columns: StagedColumns }
+  | { type: 'rejects'; rejects: Reject[] }
   | { type: 'done'; rows: number; rejects: Reject[] }
 
 const task = workerData as NdjsonCheckTask
 
 /** Up to one DuckDB vector of checked rows per message. */
 const ROWS_PER_MESSAGE = 2048
+/**
+ * Messages of rows sent and not yet appended (the parent acknowledges each): past this many the
+ * worker waits, so that rows checked faster than they are appended do not pile up in memory.
+ */
+const ROWS_IN_FLIGHT = 4
+/** Rejects are sent to the parent once this many are waiting. */
+const REJECTS_PER_MESSAGE = 256
+
+/** Messages of rows the parent has not acknowledged yet, and a wait for the next acknowledgement. */
+const flow = {
+  inFlight: 0,
+  waiting: undefined as (() => void) | undefined,
+  acknowledged() {
+    flow.inFlight--
+    const waiting = flow.waiting
+    flow.waiting = undefined
+    waiting?.()
+  },
+  async room() {
+    while (flow.inFlight >= ROWS_IN_FLIGHT) await new Promise<void>((resolve) => (flow.waiting = resolve))
+  },
+}
 
 async function run() {
   const kind = entityKind(task.entity)
@@ -111,35 +135,43 @@ async function run() {
     if (columns.row.length >= ROWS_PER_MESSAGE) flush()
   }
 
+  // Rejects leave in batches too: a file of many bad rows is not held in this thread's (bounded) heap.
+  const sendRejects = () => {
+    if (rejects.length < REJECTS_PER_MESSAGE) return
+    parentPort?.postMessage({ type: 'rejects', rejects: rejects.splice(0) } satisfies NdjsonCheckMessage)
+  }
+
   const flush = () => {
     if (columns.row.length === 0) return
     parentPort?.postMessage({ type: 'rows', columns } satisfies NdjsonCheckMessage)
+    flow.inFlight++
     columns = newStagedColumns()
   }
 
   if (task.end > task.start) {
-    let rest = ''
+    const lines = new LineSplitter(take, (length) => {
+      line++
+      rows++
+      const reason = tooLongReason(length)
+      rejects.push({ file: task.file, line, row: line, field: '', reason, problems: [{ field: '', reason }] })
+    })
     for await (const chunk of createReadStream(task.path, {
       start: task.start,
       end: task.end - 1,
       encoding: 'utf8',
       highWaterMark: 1 << 21,
     })) {
-      const text = rest + (chunk as string)
-      let start = 0
-      for (;;) {
-        const end = text.indexOf('\n', start)
-        if (end < 0) break
-        take(text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end))
-        start = end + 1
-      }
-      rest = text.slice(start)
+      lines.push(chunk as string)
       parentPort?.postMessage({ type: 'progress', rows } satisfies NdjsonCheckMessage)
+      sendRejects()
+      await flow.room()
     }
-    if (rest.length > 0) take(rest)
+    lines.end()
   }
   flush()
   parentPort?.postMessage({ type: 'done', rows, rejects } satisfies NdjsonCheckMessage)
 }
 
+parentPort?.on('message', flow.acknowledged)
 await run()
+parentPort?.off('message', flow.acknowledged)

@@ -79,11 +79,17 @@ export async function checkInParallel(options: {
           referenceIds: options.referenceIds,
         }
         return new Promise<{ rows: number; rejects: Reject[] }>((resolve, reject) => {
-          const worker = new Worker(WORKER, { workerData: task })
+          const worker = new Worker(WORKER, {
+            workerData: task,
+            resourceLimits: { maxOldGenerationSizeMb: workerHeapMb(options.referenceIds) },
+          })
+          const partRejects: Reject[] = []
           worker.on('message', (message: NdjsonCheckMessage) => {
             if (message.type === 'rows') {
               try {
                 options.onRows(index, message.columns)
+                // Appended: the worker may send more (it keeps only a few messages in flight).
+                worker.postMessage('appended')
               } catch (error) {
                 reject(error)
                 void worker.terminate()
@@ -91,7 +97,8 @@ export async function checkInParallel(options: {
             } else if (message.type === 'progress') {
               progress[index] = message.rows
               options.onProgress?.(progress.reduce((sum, rows) => sum + rows, 0))
-            } else resolve({ rows: message.rows, rejects: message.rejects })
+            } else if (message.type === 'rejects') partRejects.push(...message.rejects)
+            else resolve({ rows: message.rows, rejects: [...partRejects, ...message.rejects] })
           })
           worker.on('error', reject)
           worker.on('exit', (code) => {
@@ -109,6 +116,20 @@ export async function checkInParallel(options: {
     if (cellsFile) rmSync(cellsFile, { force: true })
   }
 }
+
+/**
+ * The old-generation heap of a check worker, in MiB: what it holds for good (the reference ids,
+ * about 100 bytes an id in a Set) over a base for a chunk of the file and a message of rows. With
+ * V8's default (GiBs) each worker let 150 MB of garbage pile up before it collected any; this
+ * keeps an ingest's peak memory under 1 GiB. Rows and rejects leave the worker in small messages.
+ */
+function workerHeapMb(referenceIds: Partial<Record<string, string[]>>): number {
+  const ids = Object.values(referenceIds).reduce((sum, list) => sum + (list?.length ?? 0), 0)
+  return WORKER_HEAP_BASE_MB + Math.ceil((ids * 100) / 1048576)
+}
+
+/** See `workerHeapMb`; a single line of the file larger than about a third of this is refused by V8. */
+const WORKER_HEAP_BASE_MB = 192
 
 /** Splits a file into `parts` byte ranges at line boundaries, with the line each range starts on. */
 function splitAtLines(path: string, parts: number): { start: number; end: number; firstLine: number }[] {

@@ -5,6 +5,7 @@ import type { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
 import type { PropertyType } from '../schemas/index.js'
 import { csvCellsToRecord } from './csv-record.js'
+import { LineSplitter, tooLongReason } from './line-splitter.js'
 
 export type SourceFormat = 'csv' | 'ndjson' | 'json' | 'parquet'
 
@@ -58,7 +59,6 @@ const BATCH = 4096
  */
 async function* readNdjson(path: string): AsyncIterable<SourceRow[]> {
   let line = 0
-  let rest = ''
   let batch: SourceRow[] = []
   const take = (text: string) => {
     line++
@@ -77,22 +77,18 @@ async function* readNdjson(path: string): AsyncIterable<SourceRow[]> {
       })
     }
   }
+  const lines = new LineSplitter(take, (length) => {
+    line++
+    batch.push({ line, row: line, problem: { field: '', message: tooLongReason(length) } })
+  })
   for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 22 })) {
-    const text = rest + (chunk as string)
-    let start = 0
-    for (;;) {
-      const end = text.indexOf('\n', start)
-      if (end < 0) break
-      take(text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end))
-      start = end + 1
-    }
-    rest = text.slice(start)
+    lines.push(chunk as string)
     if (batch.length >= BATCH) {
       yield batch
       batch = []
     }
   }
-  if (rest.length > 0) take(rest)
+  lines.end()
   if (batch.length) yield batch
 }
 

@@ -20,6 +20,8 @@ export const LIMITS = {
   },
   /** skillhouse's own bounds on free text, so that a row cannot hold a whole file. */
   text: { max: 100_000 },
+  /** The longest line of an NDJSON file ingest reads (a row); longer lines are rejected unread. */
+  lineChars: 16 * 1024 * 1024,
   listItems: { max: 1_000 },
   /** Default HTTP body limit (413 above it); configurable on `serve`. */
   bodyBytes: 1024 * 1024,

@@ -361,6 +361,63 @@ describe('the parallel check of large NDJSON files', () => {
   })
 })
 
+describe('the parallel check of NDJSON files with many bad rows and a runaway line', () => {
+  it('rejects each of them as the serial check does, and keeps the good rows', async () => {
+    const lines = Array.from({ length: 3000 }, (_, index) =>
+      JSON.stringify({
+        employee_id: index % 3 === 0 ? `emp-unknown-${index}` : 'emp-1',
+        external_id: `evm-${index}`,
+        event_type: 'goal',
+        timestamp: '2025-01-01',
+        content: { title: `Goal ${index}` },
+        source: 'hr',
+      }),
+    )
+    // A line longer than a row may be (a text field of 17 million characters) is rejected unread.
+    lines[1500] = JSON.stringify({ external_id: 'evm-long', content: { title: 'x'.repeat(17_000_000) } })
+    const file = write('skill_events.many-bad.ndjson', `${lines.join('\n')}\n`)
+    const outcomes = []
+    for (const threshold of ['0', '999999999999']) {
+      const dataDir = join(temp.dir, `many-bad-${threshold}`)
+      await runCli(['tenant', 'create', 'p', '--region', 'eu', '--data-dir', dataDir])
+      await runCli([
+        'ingest',
+        ...['employees.csv', 'organisational_units.csv', 'jobs.ndjson', 'job_families.json'].map((name) =>
+          join(temp.dir, 'in', name),
+        ),
+        join(temp.dir, 'in', 'custom_property_definitions.csv'),
+        '--data-dir',
+        dataDir,
+      ])
+      const result = await runCli(
+        ['ingest', file, '--data-dir', dataDir, '--rejects-dir', join(dataDir, 'rejects'), '--json'],
+        { env: { NO_COLOR: '1', SKILLHOUSE_PARALLEL_MIN_BYTES: threshold } },
+      )
+      const summary = JSON.parse(String(result.stdout)).files[0]
+      const rejects = readFileSync(summary.rejects_file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+      outcomes.push({
+        counts: [summary.rows_read, summary.rows_inserted, summary.rows_rejected],
+        rejects: rejects.map((reject) => [reject.line, reject.field]),
+        long: rejects.find((reject) => reject.line === 1501)?.reason,
+      })
+    }
+    // Every third line names an unknown employee; line 1501 (index 1500) is the runaway one.
+    expect(outcomes[0]?.counts).toEqual([3000, 2000, 1000])
+    expect(outcomes[0]?.rejects).toEqual(
+      Array.from({ length: 3000 }, (_, index) => index)
+        .filter((index) => index % 3 === 0)
+        .map((index) => [index + 1, index === 1500 ? '' : 'employee_id']),
+    )
+    expect(outcomes[0]?.long).toMatch(
+      /^line is \d+ characters long; a row may be at most 16777216 characters/,
+    )
+    expect(outcomes[1]).toEqual(outcomes[0])
+  })
+})
+
 describe('the parallel check of large CSV files', () => {
   it('writes the same rows and the same rejects, with their lines, as the serial check', async () => {
     const lines = Array.from(
