@@ -303,6 +303,38 @@ describe('ingest through the CLI', () => {
   })
 })
 
+/**
+ * Ingests `file` through the built CLI into fresh tenants holding the fixture entities, with the
+ * parallel check (threshold 0) and with the serial one: the summary and the rejects of each.
+ */
+async function ingestBothWays(file: string, name: string) {
+  const outcomes: { summary: Record<string, number>; rejects: Record<string, unknown>[] }[] = []
+  for (const threshold of ['0', '999999999999']) {
+    const dataDir = join(temp.dir, `${name}-${threshold}`)
+    await runCli(['tenant', 'create', 'p', '--region', 'eu', '--data-dir', dataDir])
+    await runCli([
+      'ingest',
+      ...['employees.csv', 'organisational_units.csv', 'jobs.ndjson', 'job_families.json'].map((entity) =>
+        join(temp.dir, 'in', entity),
+      ),
+      join(temp.dir, 'in', 'custom_property_definitions.csv'),
+      '--data-dir',
+      dataDir,
+    ])
+    const result = await runCli(
+      ['ingest', file, '--data-dir', dataDir, '--rejects-dir', join(dataDir, 'rejects'), '--json'],
+      { env: { NO_COLOR: '1', SKILLHOUSE_PARALLEL_MIN_BYTES: threshold } },
+    )
+    const summary = JSON.parse(String(result.stdout)).files[0]
+    const rejects = readFileSync(summary.rejects_file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    outcomes.push({ summary, rejects })
+  }
+  return outcomes
+}
+
 describe('the parallel check of large NDJSON files', () => {
   it('writes the same rows and the same rejects as the serial check', async () => {
     const lines = Array.from({ length: 4000 }, (_, index) =>
@@ -319,36 +351,10 @@ describe('the parallel check of large NDJSON files', () => {
     lines[2501] = lines[2501]?.replace('emp-1', 'emp-unknown') as string
     lines[3999] = lines[3999]?.replace('2025-01-01', '2025-02-30') as string
     const file = write('skill_events.parallel.ndjson', `${lines.join('\n')}\n\n${lines[0]}\n`)
-    const outcomes = []
-    for (const threshold of ['0', '999999999999']) {
-      const dataDir = join(temp.dir, `parallel-${threshold}`)
-      await runCli(['tenant', 'create', 'p', '--region', 'eu', '--data-dir', dataDir])
-      await runCli([
-        'ingest',
-        join(temp.dir, 'in', 'employees.csv'),
-        join(temp.dir, 'in', 'organisational_units.csv'),
-        join(temp.dir, 'in', 'jobs.ndjson'),
-        join(temp.dir, 'in', 'job_families.json'),
-        join(temp.dir, 'in', 'custom_property_definitions.csv'),
-        '--data-dir',
-        dataDir,
-      ])
-      const result = await runCli(
-        ['ingest', file, '--data-dir', dataDir, '--rejects-dir', join(dataDir, 'rejects'), '--json'],
-        {
-          env: { NO_COLOR: '1', SKILLHOUSE_PARALLEL_MIN_BYTES: threshold },
-        },
-      )
-      const summary = JSON.parse(String(result.stdout)).files[0]
-      const rejects = readFileSync(summary.rejects_file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line))
-      outcomes.push({
-        counts: [summary.rows_read, summary.rows_inserted, summary.rows_unchanged, summary.rows_rejected],
-        rejects: rejects.map((reject) => [reject.line, reject.field]),
-      })
-    }
+    const outcomes = (await ingestBothWays(file, 'parallel')).map(({ summary, rejects }) => ({
+      counts: [summary.rows_read, summary.rows_inserted, summary.rows_unchanged, summary.rows_rejected],
+      rejects: rejects.map((reject) => [reject.line, reject.field]),
+    }))
     expect(outcomes[0]).toEqual({
       counts: [4001, 3997, 1, 3],
       rejects: [
@@ -376,34 +382,11 @@ describe('the parallel check of NDJSON files with many bad rows and a runaway li
     // A line longer than a row may be (a text field of 17 million characters) is rejected unread.
     lines[1500] = JSON.stringify({ external_id: 'evm-long', content: { title: 'x'.repeat(17_000_000) } })
     const file = write('skill_events.many-bad.ndjson', `${lines.join('\n')}\n`)
-    const outcomes = []
-    for (const threshold of ['0', '999999999999']) {
-      const dataDir = join(temp.dir, `many-bad-${threshold}`)
-      await runCli(['tenant', 'create', 'p', '--region', 'eu', '--data-dir', dataDir])
-      await runCli([
-        'ingest',
-        ...['employees.csv', 'organisational_units.csv', 'jobs.ndjson', 'job_families.json'].map((name) =>
-          join(temp.dir, 'in', name),
-        ),
-        join(temp.dir, 'in', 'custom_property_definitions.csv'),
-        '--data-dir',
-        dataDir,
-      ])
-      const result = await runCli(
-        ['ingest', file, '--data-dir', dataDir, '--rejects-dir', join(dataDir, 'rejects'), '--json'],
-        { env: { NO_COLOR: '1', SKILLHOUSE_PARALLEL_MIN_BYTES: threshold } },
-      )
-      const summary = JSON.parse(String(result.stdout)).files[0]
-      const rejects = readFileSync(summary.rejects_file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line))
-      outcomes.push({
-        counts: [summary.rows_read, summary.rows_inserted, summary.rows_rejected],
-        rejects: rejects.map((reject) => [reject.line, reject.field]),
-        long: rejects.find((reject) => reject.line === 1501)?.reason,
-      })
-    }
+    const outcomes = (await ingestBothWays(file, 'many-bad')).map(({ summary, rejects }) => ({
+      counts: [summary.rows_read, summary.rows_inserted, summary.rows_rejected],
+      rejects: rejects.map((reject) => [reject.line, reject.field]),
+      long: rejects.find((reject) => reject.line === 1501)?.reason,
+    }))
     // Every third line names an unknown employee; line 1501 (index 1500) is the runaway one.
     expect(outcomes[0]?.counts).toEqual([3000, 2000, 1000])
     expect(outcomes[0]?.rejects).toEqual(
@@ -437,33 +420,10 @@ describe('the parallel check of large CSV files', () => {
       'skill_events.parallel.csv',
       `employee_id,external_id,event_type,timestamp,source,content\n${lines.join('\n')}\n`,
     )
-    const outcomes = []
-    for (const threshold of ['0', '999999999999']) {
-      const dataDir = join(temp.dir, `parallel-csv-${threshold}`)
-      await runCli(['tenant', 'create', 'p', '--region', 'eu', '--data-dir', dataDir])
-      await runCli([
-        'ingest',
-        ...['employees.csv', 'organisational_units.csv', 'jobs.ndjson', 'job_families.json'].map((name) =>
-          join(temp.dir, 'in', name),
-        ),
-        join(temp.dir, 'in', 'custom_property_definitions.csv'),
-        '--data-dir',
-        dataDir,
-      ])
-      const result = await runCli(
-        ['ingest', file, '--data-dir', dataDir, '--rejects-dir', join(dataDir, 'rejects'), '--json'],
-        { env: { NO_COLOR: '1', SKILLHOUSE_PARALLEL_MIN_BYTES: threshold } },
-      )
-      const summary = JSON.parse(String(result.stdout)).files[0]
-      const rejects = readFileSync(summary.rejects_file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line))
-      outcomes.push({
-        counts: [summary.rows_read, summary.rows_inserted, summary.rows_unchanged, summary.rows_rejected],
-        rejects: rejects.map((reject) => [reject.line, reject.field]),
-      })
-    }
+    const outcomes = (await ingestBothWays(file, 'parallel-csv')).map(({ summary, rejects }) => ({
+      counts: [summary.rows_read, summary.rows_inserted, summary.rows_unchanged, summary.rows_rejected],
+      rejects: rejects.map((reject) => [reject.line, reject.field]),
+    }))
     expect(outcomes[0]).toEqual({
       counts: [3002, 2995, 0, 7],
       rejects: [
