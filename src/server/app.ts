@@ -261,9 +261,8 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       }
       const tenant = c.get('tenant')
       // A GET answered before, while nothing that may write has run on the tenant since, is
-      // answered again as it was (the data version of the pool says so).
-      // The URL as sent: the same text asks the same question. Looked up before anything else
-      // of the request is built.
+      // answered again as it was (the data version of the pool says so), before anything else of
+      // the request is built. The key is the URL as sent: the same text asks the same question.
       const cacheKey = route.method === 'GET' && answers ? `${tenant} ${c.req.url}` : undefined
       const version = pool.version(tenant)
       const known = cacheKey ? answers?.get(cacheKey, version) : undefined
