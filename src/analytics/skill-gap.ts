@@ -73,6 +73,9 @@ export function gapSkills(candidates: readonly GapCandidate[]): (GapCandidate & 
  * otherwise); the language changes only names, never which skills are listed. The vendor must be
  * activated (403) and valid (422). 404 names the unknown employee, the unknown vacancy, or both.
  * A vacancy with an empty profile has an empty gap; an employee with no profile lacks every skill.
+ *
+ * The inputs come from the gap index (`gap-index.ts`) when the tenant carries a data version (the
+ * server's reads), else from the database; both give the same answer, byte for byte.
  */
 export async function skillGap(
   tenant: TaxonomyTenant,

@@ -261,6 +261,13 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       }
       const tenant = c.get('tenant')
       const reads = route.method === 'GET' || route.scope === 'read'
+      // A GET answered before, while nothing that may write has run on the tenant since, is
+      // answered again as it was (the data version of the pool says so), before anything else of
+      // the request is built. The key is the URL as sent: the same text asks the same question.
+      const cacheKey = route.method === 'GET' && answers ? `${tenant} ${c.req.url}` : undefined
+      const version = pool.version(tenant)
+      const known = cacheKey ? answers?.get(cacheKey, version) : undefined
+      if (known) return jsonResponse(known.json, known.status, { ...known.headers, ...idHeader(c) })
       const context: RouteContext = {
         tenantName: tenant,
         params: c.req.param() as Record<string, string>,
@@ -282,13 +289,6 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
           return check
         },
       }
-      // A GET answered before, while nothing that may write has run on the tenant since, is
-      // answered again as it was (the data version of the pool says so).
-      // The URL as sent: the same text asks the same question.
-      const cacheKey = route.method === 'GET' && answers ? `${tenant} ${c.req.url}` : undefined
-      const version = pool.version(tenant)
-      const known = cacheKey ? answers?.get(cacheKey, version) : undefined
-      if (known) return jsonResponse(known.json, known.status, { ...known.headers, ...idHeader(c) })
       const result = await route.handler(context).catch((error: unknown) => {
         throw asListedStatus(route, error)
       })

@@ -37,6 +37,8 @@ export class TenantPool {
   /** Per tenant: its database being opened. */
   private readonly opening = new Map<string, Promise<TenantDatabase>>()
   private closing = false
+  /** Whether `current` looked at tenants.json in this turn of the event loop. */
+  private checkedThisTurn = false
 
   constructor(
     readonly dataDir: string,
@@ -46,13 +48,22 @@ export class TenantPool {
     this.registry = TenantRegistry.load(dataDir)
   }
 
-  /** The registry as it is on disk now. */
+  /**
+   * The registry as it is on disk now. The file is looked at once per turn of the event loop (a
+   * request looks twice, and under load many requests share a turn): a change counts from the
+   * next turn, before any request that arrives after it is read.
+   */
   current(): TenantRegistry {
+    if (this.checkedThisTurn) return this.registry
     const stamp = registryStamp(this.dataDir)
     if (stamp !== this.stamp) {
       this.registry = TenantRegistry.load(this.dataDir)
       this.stamp = stamp
     }
+    this.checkedThisTurn = true
+    setImmediate(() => {
+      this.checkedThisTurn = false
+    })
     return this.registry
   }
 

@@ -92,6 +92,21 @@ describe('the skill gap from the gap index', () => {
     expect(fromIndex).toEqual(fromDatabase)
   })
 
+  it('names a skill as the vocabulary names it now, once its name changed', async () => {
+    const employee = employees[1] as string
+    const vacancy = (vacancies[1] as { id: string }).id
+    const [first] = await skillGap(atVersion('v1'), employee, vacancy)
+    if (!first) throw new Error('the pair has an empty gap')
+    await tenant.database.run(
+      `UPDATE skill_labels SET label = 'Renamed skill'
+        WHERE external_vendor = 'vendor_default' AND skill_id = $1 AND kind = 'name' AND language = 'en_uk'`,
+      [first.skill_id],
+    )
+    const renamed = await skillGap(atVersion('v1-renamed'), employee, vacancy)
+    expect(renamed[0]).toEqual({ skill_name: 'Renamed skill', skill_id: first.skill_id })
+    expect(renamed).toEqual(await skillGap(tenant, employee, vacancy))
+  })
+
   it('keeps the index while only the version moves, and rebuilds it once derivation changed the profiles', async () => {
     const vacancy = vacancies.find((candidate) => candidate.status === 'active') as { id: string }
     const employeeCollection = ENTITY_COLLECTIONS.find((collection) => collection.path === 'employees')

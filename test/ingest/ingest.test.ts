@@ -320,6 +320,8 @@ async function ingestBothWays(file: string, name: string) {
       join(temp.dir, 'in', 'custom_property_definitions.csv'),
       '--data-dir',
       dataDir,
+      '--rejects-dir',
+      join(dataDir, 'entity-rejects'),
     ])
     const result = await runCli(
       ['ingest', file, '--data-dir', dataDir, '--rejects-dir', join(dataDir, 'rejects'), '--json'],

@@ -2,8 +2,9 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { AnswerCache } from '../../src/server/answer-cache.js'
 import { TenantPool } from '../../src/server/tenant-pool.js'
+import { createAnalyticsTenant } from '../analytics/analytics-tenant.js'
 import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
-import { call, startTestServer, tokenFor } from './server-helpers.js'
+import { call, eventually, startTestServer, tokenFor } from './server-helpers.js'
 
 const answer = (json: string) => ({ status: 200 as const, json, headers: {} })
 
@@ -50,6 +51,37 @@ describe('answers of the server', () => {
       const page = await call(`${base}/companies?limit=1`, { token })
       expect(page.json).toMatchObject({ records: [{ external_id: 'co-1' }] })
       expect((await call(`${base}/companies?limit=0`, { token })).status).toBe(422)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('answers the skill gap from the data as it is after each write, from the gap index', async () => {
+    const tenant = await createAnalyticsTenant(dataDir, 'gaps')
+    tenant.database.close()
+    const server = await startTestServer(dataDir)
+    try {
+      const token = await tokenFor(dataDir, 'gaps')
+      const base = `${server.url}/gaps/eu`
+      const gap = (employee: string) => call(`${base}/employees/${employee}/vacancies/vac-1/gap`, { token })
+      expect((await gap('e-new')).status).toBe(404)
+      expect((await gap('e-deep-1')).status).toBe(200)
+      const created = await call(`${base}/employees`, {
+        method: 'POST',
+        token,
+        body: { external_id: 'e-new' },
+      })
+      expect(created.status).toBe(204)
+      // No profile yet: every skill of the vacancy is missing, as for e-none, which has none either
+      // (the background derivation may change the vacancy's profile meanwhile: both follow it).
+      await eventually(async () => {
+        const [fresh, none] = [await gap('e-new'), await gap('e-none')]
+        return fresh.status === 200 && fresh.text === none.text && fresh.text !== '[]' ? true : undefined
+      })
+      expect((await call(`${base}/vacancies/vac-1`, { method: 'DELETE', token })).status).toBe(204)
+      expect((await gap('e-new')).json).toEqual([
+        { title: '404 Not Found', description: "vacancy 'vac-1' does not exist; create it first" },
+      ])
     } finally {
       await server.close()
     }

@@ -9,7 +9,7 @@ import { openTenant } from '../../src/tenants/tenant-service.js'
 import { projectRoot } from '../../src/util/project-paths.js'
 import { createAnalyticsTenant } from '../analytics/analytics-tenant.js'
 import { runCli, tempDir } from '../helpers/temp-tenant.js'
-import { call, startTestServer, tokenFor } from './server-helpers.js'
+import { call, eventually, startTestServer, tokenFor } from './server-helpers.js'
 
 /** Sources the built CLI of these tests runs, by folder or file. */
 const SOURCES = [
@@ -154,10 +154,14 @@ describe('skillhouse serve, token and client', () => {
   it('prints the listen address and serves /healthz, logging JSON lines on stderr', async () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect((await call(`${url}/healthz`)).status).toBe(200)
-    const lines = stderr
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    // The lines of a turn of the event loop are written at its end: the answer may arrive first.
+    const lines = await eventually(async () => {
+      const parsed = stderr
+        .split('\n')
+        .filter((line) => line.endsWith('}'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+      return parsed.some((line) => line.msg === 'request') ? parsed : undefined
+    })
     expect(lines).toContainEqual(
       expect.objectContaining({ msg: 'request', method: 'GET', path: '/healthz', status: 200 }),
     )

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TenantPool } from '../../src/server/tenant-pool.js'
 import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
 
@@ -79,32 +79,42 @@ describe('the tenant pool', () => {
   })
 })
 
-describe('the tenant pool opening a database', () => {
+describe('the tenant pool opening databases and reading tenants.json', () => {
   const temp = tempDir()
   const dataDir = join(temp.dir, 'data')
-  afterAll(() => temp.cleanup())
-
-  it('opens a tenant once when many reads arrive before it is open, and gives them its data version', async () => {
+  let pool: TenantPool
+  const opened: string[] = []
+  beforeAll(async () => {
     const tenant = await createOpenTenant(dataDir, 'acme')
     tenant.database.close()
-    const opened: string[] = []
-    const pool = new TenantPool(dataDir, (name) => opened.push(name))
-    try {
-      const reads = await Promise.all(
-        Array.from({ length: 20 }, () =>
-          pool.useForReading('acme', async (open) => ({
-            scope: open.database.cacheScope,
-            version: open.dataVersion,
-          })),
-        ),
-      )
-      expect(opened).toEqual(['acme'])
-      expect(new Set(reads.map((read) => read.scope)).size).toBe(1)
-      expect(new Set(reads.map((read) => read.version))).toEqual(new Set([pool.version('acme')]))
-      await pool.use('acme', async () => undefined)
-      expect(await pool.useForReading('acme', async (open) => open.dataVersion)).not.toBe(reads[0]?.version)
-    } finally {
-      await pool.close()
-    }
+    pool = new TenantPool(dataDir, (name) => opened.push(name))
+  })
+  afterAll(async () => {
+    await pool.close()
+    temp.cleanup()
+  })
+
+  it('opens a tenant once when many reads arrive before it is open, and gives them its data version', async () => {
+    const reads = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        pool.useForReading('acme', async (open) => ({
+          scope: open.database.cacheScope,
+          version: open.dataVersion,
+        })),
+      ),
+    )
+    expect(opened).toEqual(['acme'])
+    expect(new Set(reads.map((read) => read.scope)).size).toBe(1)
+    expect(new Set(reads.map((read) => read.version))).toEqual(new Set([pool.version('acme')]))
+    await pool.use('acme', async () => undefined)
+    expect(await pool.useForReading('acme', async (open) => open.dataVersion)).not.toBe(reads[0]?.version)
+  })
+
+  it('sees a tenant made on disk from the next turn of the event loop on', async () => {
+    expect(pool.current().find('beta')).toBeUndefined()
+    const beta = await createOpenTenant(dataDir, 'beta')
+    beta.database.close()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(pool.current().find('beta')?.settings.name).toBe('beta')
   })
 })
