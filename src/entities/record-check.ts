@@ -3,6 +3,7 @@ import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import type { EntityKind, Reference, ReferenceTarget } from '../ingest/entity-kinds.js'
 import { checkRow, type ReferenceLookup } from '../ingest/row-check.js'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
+import { LIMITS } from '../schemas/limits.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { parseBody } from './input-issues.js'
 
@@ -36,10 +37,42 @@ export async function existingIds(
     return new Set([...jobs, ...families])
   }
   // The table name comes from the fixed map above, never from the request.
-  const rows = await database.all<{ external_id: string }>(
-    `SELECT DISTINCT external_id FROM ${TABLES[target]} WHERE external_id IN (SELECT unnest($1::VARCHAR[]))`,
-    [listValue([...new Set(ids)])],
-  )
+  const unique = [...new Set(ids)]
+  const literals = externalIdLiterals(unique)
+  const rows = literals
+    ? await database.all<{ external_id: string }>(
+        `SELECT DISTINCT external_id FROM ${TABLES[target]} WHERE external_id IN (${literals})`,
+      )
+    : await database.all<{ external_id: string }>(
+        `SELECT DISTINCT external_id FROM ${TABLES[target]} WHERE external_id IN (SELECT unnest($1::VARCHAR[]))`,
+        [listValue(unique)],
+      )
+  return new Set(rows.map((row) => row.external_id))
+}
+
+/** Most ids DuckDB looks up in a table's key index for an `IN (…)` list of constants. */
+const INDEX_SCAN_MAX_IDS = 2048
+
+/**
+ * The ids as an SQL list of string constants (`'a','b'`), or undefined when one of them is not an
+ * ExternalId (letters, digits, hyphens, underscores: nothing that needs quoting) or there are too
+ * many. DuckDB answers `external_id IN (constants)` from the key index, a few rows read, where a
+ * list parameter (`IN (SELECT unnest($1))`) joins against the whole table: milliseconds per
+ * lookup on a tenant of 100,000 employees and millions of skill events.
+ */
+export function externalIdLiterals(ids: readonly string[]): string | undefined {
+  if (ids.length === 0 || ids.length > INDEX_SCAN_MAX_IDS) return undefined
+  if (!ids.every((id) => id.length <= LIMITS.externalId.max && LIMITS.externalId.pattern.test(id)))
+    return undefined
+  return ids.map((id) => `'${id}'`).join(',')
+}
+
+/** Every external_id of `target` (a few MB for 100,000 records). */
+export async function allExternalIds(
+  database: TenantDatabase,
+  target: Exclude<ReferenceTarget, 'jobs_or_job_families'>,
+): Promise<Set<string>> {
+  const rows = await database.all<{ external_id: string }>(`SELECT external_id FROM ${TABLES[target]}`)
   return new Set(rows.map((row) => row.external_id))
 }
 

@@ -5,8 +5,16 @@ import { modelConfigurationProblems, type ReferenceLookup } from '../ingest/row-
 import type { EventInput } from '../profiles/evidence.js'
 import { endActiveWorkingHistory } from '../profiles/working-history.js'
 import { SkillEvent, SkillEventQuery } from '../schemas/index.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
 import { parseBody, parseQuery } from './input-issues.js'
-import { checkParsedRecord, definitionsOf, type EntityTenant, lookupReferences } from './record-check.js'
+import {
+  checkParsedRecord,
+  definitionsOf,
+  type EntityTenant,
+  existingIds,
+  externalIdLiterals,
+  lookupReferences,
+} from './record-check.js'
 
 const SKILL_EVENTS = entityKind('skill_events')
 
@@ -19,6 +27,9 @@ export interface SkillEventQueryInput {
   strict?: string | undefined
   end_active_working_history?: string | undefined
 }
+
+/** Which of the ids are employees of the tenant (by default a query of the employees table). */
+export type EmployeeLookup = (ids: readonly string[]) => Promise<Set<string>>
 
 /** What happened to a skill event: stored now, or already stored with the same content. */
 export interface StoredSkillEvent {
@@ -85,7 +96,29 @@ export async function storeSkillEvents(
   tenant: EntityTenant,
   requests: readonly SkillEventRequest[],
   strict?: () => Promise<StrictCheck>,
+  employees?: EmployeeLookup,
 ): Promise<(StoredSkillEvent | SkillhouseError)[]> {
+  return writeSkillEvents(tenant, await checkSkillEvents(tenant, requests, strict, employees))
+}
+
+/** A batch of skill events checked against the database, to be written by `writeSkillEvents`. */
+export interface CheckedSkillEvents {
+  outcomes: readonly (StoredSkillEvent | SkillhouseError | undefined)[]
+  toStore: readonly CheckedEvent[]
+}
+
+/**
+ * The first half of `storeSkillEvents`: every check, reading the database but writing nothing.
+ * Its answers hold while no other write commits before `writeSkillEvents` but a batch of events
+ * whose external_ids are none of these (the server's pipeline checks the next batch while one is
+ * being written, and keeps an external_id of the batch being written for a later batch).
+ */
+export async function checkSkillEvents(
+  tenant: EntityTenant,
+  requests: readonly SkillEventRequest[],
+  strict?: () => Promise<StrictCheck>,
+  employeeLookup?: EmployeeLookup,
+): Promise<CheckedSkillEvents> {
   const kind = SKILL_EVENTS
   if (!kind) throw errors.internal('the skill_events entity is missing')
   const database = tenant.database
@@ -126,11 +159,9 @@ export async function storeSkillEvents(
     }),
   )
 
-  // One query for the whole batch: whether each event's employee exists, the content hash
-  // ingest's merge computes from the same values (an event sent once over HTTP and once in a file
-  // is the same event), and the hash of an event already stored under the external_id.
-  // Requests that failed their checks take part for their employee only: an unknown employee is
-  // a 404 before anything else is wrong with the request.
+  // Whether each event's employee exists, looked up in the employees' key index. Requests that
+  // failed their checks take part for their employee only: an unknown employee is a 404 before
+  // anything else is wrong with the request.
   const candidates = parsed.map((item, index) => {
     const event = item?.parsed
     return {
@@ -144,30 +175,12 @@ export async function storeSkillEvents(
       content: event ? JSON.stringify(event.content) : 'null',
     }
   })
-  if (candidates.length === 0) return finished(outcomes)
-  const found = await database.all<{ hash: string; employee_exists: boolean; existing_hash: string | null }>(
-    `SELECT hash(q.employee_id, q.event_type, q.ts, q.source, q.content::JSON::VARCHAR)::VARCHAR AS hash,
-            e.external_id IS NOT NULL AS employee_exists, s.content_hash AS existing_hash
-     FROM (SELECT unnest(range(len($1::VARCHAR[]))) AS i, unnest($1::VARCHAR[]) AS employee_id,
-                  unnest($2::VARCHAR[]) AS external_id, unnest($3::VARCHAR[]) AS event_type,
-                  unnest($4::VARCHAR[]) AS ts, unnest($5::VARCHAR[]) AS source,
-                  unnest($6::VARCHAR[]) AS content) q
-     LEFT JOIN employees e ON e.external_id = q.employee_id
-     LEFT JOIN skill_events s ON s.external_id = q.external_id
-     ORDER BY q.i`,
-    [
-      listValue(candidates.map((event) => event.employeeId)),
-      listValue(candidates.map((event) => event.externalId)),
-      listValue(candidates.map((event) => event.eventType)),
-      listValue(candidates.map((event) => event.timestamp)),
-      listValue(candidates.map((event) => event.source)),
-      listValue(candidates.map((event) => event.content)),
-    ],
-  )
+  if (candidates.length === 0) return { outcomes, toStore: [] }
+  const employeeIds = [...new Set(candidates.map((event) => event.employeeId))]
+  const employees = employeeLookup
+    ? await employeeLookup(employeeIds)
+    : await existingIds(database, 'employees', employeeIds)
   // References in the content (a job, a course, a skill): one query per table, none without any.
-  const employees = new Set(
-    candidates.filter((_, position) => found[position]?.employee_exists).map((event) => event.employeeId),
-  )
   const contentLookup = await lookupReferences(
     database,
     candidates.flatMap((event) =>
@@ -180,11 +193,9 @@ export async function storeSkillEvents(
     has: (target, id) => (target === 'employees' ? employees.has(id) : contentLookup.has(target, id)),
   }
   const definitions = await definitionsOf(database, kind)
-  const checked: (CheckedEvent & { hash: string })[] = []
-  const existing = new Map<string, string>()
-  candidates.forEach((event, position) => {
-    const row = found[position]
-    if (!row?.employee_exists) {
+  const checked: CheckedEvent[] = []
+  candidates.forEach((event) => {
+    if (!employees.has(event.employeeId)) {
       outcomes[event.index] = errors.notFound(
         'employee',
         event.employeeId,
@@ -198,7 +209,6 @@ export async function storeSkillEvents(
       checkParsedRecord(tenant, kind, item.input, item.parsed, lookup, definitions),
     )
     if (!record) return
-    if (row.existing_hash !== null) existing.set(event.externalId, row.existing_hash)
     checked.push({
       index: event.index,
       externalId: event.externalId,
@@ -211,24 +221,35 @@ export async function storeSkillEvents(
       strict: item.options.strict,
       endActive: item.options.end_active_working_history,
       record,
-      hash: row.hash,
     })
   })
-  if (checked.length === 0) return finished(outcomes)
+  if (checked.length === 0) return { outcomes, toStore: [] }
 
+  // The events already stored under these external_ids (by the key index; usually none), and
+  // only for those the content hash of the event sent, to tell a repeat from a 409.
+  const known = await storedHashes(database, checked)
+  const hashes = known.size > 0 ? await contentHashes(database, checked, known) : new Map<number, string>()
   const check = checked.some((event) => event.strict) && strict ? await strict() : undefined
-  const toStore: typeof checked = []
+  const toStore: CheckedEvent[] = []
+  // Events of this batch stored before a later one with the same external_id: equal values are
+  // equal hashes, so the later one is compared by its values.
+  const batch = new Map<string, string>()
   checked.forEach((event) => {
-    const hash = event.hash
-    const known = existing.get(event.externalId)
-    if (known !== undefined) {
-      outcomes[event.index] =
-        known === hash
-          ? { external_id: event.externalId, stored: false }
-          : new SkillhouseError(
-              409,
-              `skill event '${event.externalId}' already exists with different content; a skill event cannot be changed, send a new one with its own external_id`,
-            )
+    const storedHash = known.get(event.externalId)
+    const earlier = batch.get(event.externalId)
+    const same =
+      storedHash !== undefined
+        ? storedHash === hashes.get(event.index)
+        : earlier !== undefined
+          ? earlier === valuesOf(event)
+          : undefined
+    if (same !== undefined) {
+      outcomes[event.index] = same
+        ? { external_id: event.externalId, stored: false }
+        : new SkillhouseError(
+            409,
+            `skill event '${event.externalId}' already exists with different content; a skill event cannot be changed, send a new one with its own external_id`,
+          )
       return
     }
     if (
@@ -241,23 +262,34 @@ export async function storeSkillEvents(
       )
       return
     }
-    // Later events of the batch with this external_id meet it as stored.
-    existing.set(event.externalId, hash)
+    batch.set(event.externalId, valuesOf(event))
     toStore.push(event)
     outcomes[event.index] = { external_id: event.externalId, stored: true }
   })
-  if (toStore.length === 0) return finished(outcomes)
+  return { outcomes, toStore }
+}
 
+/**
+ * The second half of `storeSkillEvents`: writes the checked events in one transaction and
+ * answers each request.
+ */
+export async function writeSkillEvents(
+  tenant: EntityTenant,
+  checked: CheckedSkillEvents,
+): Promise<(StoredSkillEvent | SkillhouseError)[]> {
+  const { outcomes, toStore } = checked
+  if (toStore.length === 0) return finished(outcomes)
+  const database = tenant.database
   const insert = () =>
     database.run(
       `INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash,
                                  received_at, change_seq, language)
-       SELECT external_id, employee_id, event_type, ts::DATE, content::JSON, source, content_hash, now(),
+       SELECT external_id, employee_id, event_type, ts::DATE, content::JSON, source, ${CONTENT_HASH}, now(),
               nextval('change_seq'), language
        FROM (SELECT unnest($1::VARCHAR[]) AS external_id, unnest($2::VARCHAR[]) AS employee_id,
                     unnest($3::VARCHAR[]) AS event_type, unnest($4::VARCHAR[]) AS ts,
                     unnest($5::VARCHAR[]) AS content, unnest($6::VARCHAR[]) AS source,
-                    unnest($7::VARCHAR[]) AS content_hash, unnest($8::VARCHAR[]) AS language)`,
+                    unnest($7::VARCHAR[]) AS language)`,
       [
         listValue(toStore.map((event) => event.externalId)),
         listValue(toStore.map((event) => event.employeeId)),
@@ -265,7 +297,6 @@ export async function storeSkillEvents(
         listValue(toStore.map((event) => event.timestamp)),
         listValue(toStore.map((event) => event.content)),
         listValue(toStore.map((event) => event.source)),
-        listValue(toStore.map((event) => event.hash)),
         listValue(toStore.map((event) => event.language)),
       ],
     )
@@ -278,6 +309,56 @@ export async function storeSkillEvents(
       await endActiveWorkingHistory(database, ends)
     })
   return finished(outcomes)
+}
+
+/**
+ * The content hash of a skill event, as ingest's merge computes it from the same values (an event
+ * sent once over HTTP and once in a file is the same event), over columns `employee_id`,
+ * `event_type`, `ts`, `source` and `content` (VARCHAR).
+ */
+const CONTENT_HASH = 'hash(employee_id, event_type, ts, source, content::JSON::VARCHAR)::VARCHAR'
+
+/** The values the content hash covers, as one string: equal strings, equal hashes. */
+const valuesOf = (event: CheckedEvent) =>
+  JSON.stringify([event.employeeId, event.eventType, event.timestamp, event.source, event.content])
+
+/** The content hash of every stored skill event among the events' external_ids. */
+async function storedHashes(database: TenantDatabase, events: readonly CheckedEvent[]) {
+  const ids = [...new Set(events.map((event) => event.externalId))]
+  const literals = externalIdLiterals(ids)
+  const rows = literals
+    ? await database.all<{ external_id: string; content_hash: string }>(
+        `SELECT external_id, content_hash FROM skill_events WHERE external_id IN (${literals})`,
+      )
+    : await database.all<{ external_id: string; content_hash: string }>(
+        'SELECT external_id, content_hash FROM skill_events WHERE external_id IN (SELECT unnest($1::VARCHAR[]))',
+        [listValue(ids)],
+      )
+  return new Map(rows.map((row) => [row.external_id, row.content_hash]))
+}
+
+/** The content hash of each event whose external_id is stored already, by the event's request index. */
+async function contentHashes(
+  database: TenantDatabase,
+  events: readonly CheckedEvent[],
+  stored: ReadonlyMap<string, string>,
+): Promise<Map<number, string>> {
+  const repeats = events.filter((event) => stored.has(event.externalId))
+  const rows = await database.all<{ hash: string }>(
+    `SELECT ${CONTENT_HASH} AS hash
+     FROM (SELECT unnest(range(len($1::VARCHAR[]))) AS i, unnest($1::VARCHAR[]) AS employee_id,
+                  unnest($2::VARCHAR[]) AS event_type, unnest($3::VARCHAR[]) AS ts,
+                  unnest($4::VARCHAR[]) AS source, unnest($5::VARCHAR[]) AS content)
+     ORDER BY i`,
+    [
+      listValue(repeats.map((event) => event.employeeId)),
+      listValue(repeats.map((event) => event.eventType)),
+      listValue(repeats.map((event) => event.timestamp)),
+      listValue(repeats.map((event) => event.source)),
+      listValue(repeats.map((event) => event.content)),
+    ],
+  )
+  return new Map(repeats.map((event, position) => [event.index, rows[position]?.hash ?? '']))
 }
 
 /**

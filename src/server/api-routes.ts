@@ -11,7 +11,7 @@ import {
   updateEntity,
 } from '../entities/entity-store.js'
 import { parseBody } from '../entities/input-issues.js'
-import type { StrictCheck } from '../entities/skill-event-store.js'
+import type { EmployeeLookup, StrictCheck } from '../entities/skill-event-store.js'
 import { type JobMatchingQuery, matchJobs } from '../matching/match-jobs.js'
 import { matchVacancies } from '../matching/match-vacancies.js'
 import type { VacancyMatchingQuery } from '../matching/vacancy-match-schema.js'
@@ -85,6 +85,8 @@ export interface RouteContext {
   changed(): void
   /** The `strict` check of 4.2 for the tenant, prepared once per derivation. Call inside `tenant`. */
   strictCheck(tenant: OpenTenant): Promise<StrictCheck>
+  /** Which ids are the tenant's employees, for a batch of skill events on `tenant`'s connection. */
+  employeeLookup(tenant: OpenTenant): EmployeeLookup
 }
 
 /** What a handler answers: a status and, unless 204, JSON text already serialised. */
@@ -190,6 +192,7 @@ export function apiRoutes(): ApiRoute[] {
             },
           },
           (tenant) => context.strictCheck(tenant),
+          (tenant) => context.employeeLookup(tenant),
         )
         if (stored.stored) context.changed()
         return noContent

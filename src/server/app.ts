@@ -20,6 +20,7 @@ import {
 import { AnswerCache, DEFAULT_RESPONSE_CACHE_BYTES } from './answer-cache.js'
 import { type ApiRoute, answeredStatus, apiRoutes, type Method, type RouteContext } from './api-routes.js'
 import { asSkillhouseError, errorResponse, jsonResponse, mediaType, readJson, readText } from './http-io.js'
+import { KnownEmployees } from './known-employees.js'
 import { issueClientToken, type TokenRequest } from './oauth-clients.js'
 import { ProfileWorker } from './profile-worker.js'
 import { type Logger, stderrLogger } from './request-log.js'
@@ -99,6 +100,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     ? rememberVerified(jwksTokenVerifier(options.jwks))
     : rememberVerified(localTokenVerifier(signingKey as SigningKey))
   const strictChecks = new Map<string, Promise<StrictCheck>>()
+  const knownEmployees = new Map<string, KnownEmployees>()
   let worker: ProfileWorker | undefined
   const pool = new TenantPool(options.dataDir, (tenant) => worker?.schedule(tenant))
   const cacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES
@@ -279,6 +281,14 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         tenant: (work) => (reads ? pool.useForReading(tenant, work) : pool.use(tenant, work)),
         skillEventLane: (work) => pool.useForSkillEvents(tenant, work),
         changed: () => worker?.schedule(tenant),
+        employeeLookup: (open) => {
+          let known = knownEmployees.get(tenant)
+          if (!known) {
+            known = new KnownEmployees(() => pool.entityVersion(tenant))
+            knownEmployees.set(tenant, known)
+          }
+          return known.lookup(open.database)
+        },
         strictCheck: (open) => {
           let check = strictChecks.get(tenant)
           if (!check) {

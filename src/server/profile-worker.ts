@@ -14,6 +14,13 @@ export interface ProfileWorkerOptions {
   delayMs?: number
   /** Longest wait under a steady stream of changes (ms): profiles still follow within this. */
   maxDelayMs?: number
+  /**
+   * Longest wait while a burst of changes streams in (more than `burstPerSecond` a second since
+   * the first one waiting); by default 60 s, or `maxDelayMs` when that is given.
+   */
+  burstMaxDelayMs?: number
+  /** Changes a second from which a stream counts as a burst (default 200). */
+  burstPerSecond?: number
   /** Wait after a failed run, doubled per failure up to a minute (ms). */
   retryMs?: number
   log?: (entry: WorkerLogEntry) => void
@@ -22,6 +29,8 @@ export interface ProfileWorkerOptions {
 interface TenantState {
   timer: NodeJS.Timeout | undefined
   firstAt: number | undefined
+  /** Changes asked for since `firstAt`. */
+  changes: number
   running: Promise<void> | undefined
   again: boolean
   failures: number
@@ -39,6 +48,8 @@ export class ProfileWorker {
   private stopped = false
   private readonly delayMs: number
   private readonly maxDelayMs: number
+  private readonly burstMaxDelayMs: number
+  private readonly burstPerSecond: number
   private readonly retryMs: number
 
   constructor(private readonly options: ProfileWorkerOptions) {
@@ -46,6 +57,11 @@ export class ProfileWorker {
     // Under a steady stream a run every 10 s: each run has a fixed cost (finding what changed,
     // loading the vocabulary), which runs every 2 s would spend most of a core on.
     this.maxDelayMs = options.maxDelayMs ?? 10_000
+    // A derivation takes both cores for seconds (its worker threads): one every 10 s during a
+    // burst of thousands of skill events a second would halve their acknowledgement. It waits
+    // for the burst instead, and then derives each employee of the burst once.
+    this.burstMaxDelayMs = options.burstMaxDelayMs ?? options.maxDelayMs ?? 60_000
+    this.burstPerSecond = options.burstPerSecond ?? 200
     this.retryMs = options.retryMs ?? 1000
   }
 
@@ -83,7 +99,14 @@ export class ProfileWorker {
   private stateOf(tenant: string): TenantState {
     let state = this.states.get(tenant)
     if (!state) {
-      state = { timer: undefined, firstAt: undefined, running: undefined, again: false, failures: 0 }
+      state = {
+        timer: undefined,
+        firstAt: undefined,
+        changes: 0,
+        running: undefined,
+        again: false,
+        failures: 0,
+      }
       this.states.set(tenant, state)
     }
     return state
@@ -92,8 +115,12 @@ export class ProfileWorker {
   private arm(tenant: string, state: TenantState, delay: number): void {
     const now = Date.now()
     state.firstAt ??= now
+    state.changes++
     clearTimeout(state.timer)
-    const wait = Math.max(0, Math.min(delay, state.firstAt + Math.max(this.maxDelayMs, delay) - now))
+    const elapsed = Math.max(1, now - state.firstAt)
+    const longest =
+      (state.changes * 1000) / elapsed > this.burstPerSecond ? this.burstMaxDelayMs : this.maxDelayMs
+    const wait = Math.max(0, Math.min(delay, state.firstAt + Math.max(longest, delay) - now))
     state.timer = setTimeout(() => this.fire(tenant, state), wait)
     state.timer.unref()
   }
@@ -101,6 +128,7 @@ export class ProfileWorker {
   private fire(tenant: string, state: TenantState): void {
     state.timer = undefined
     state.firstAt = undefined
+    state.changes = 0
     state.again = false
     state.running = this.run(tenant, state).finally(() => {
       state.running = undefined

@@ -14,12 +14,15 @@ import type { OpenTenant } from '../tenants/tenant-service.js'
  * other way round the server answers 503 until the batch command is done.
  *
  * Work on one tenant runs in its order of arrival, one piece at a time (`use`), with one
- * exception: skill events are written (`useForSkillEvents`, on a connection of their own) while
+ * exception: skill events are written (`useForSkillEvents`, on connections of their own) while
  * the background derivation runs (`useForDerivation`), so that a derivation of many seconds does
- * not hold up their acknowledgement. That is safe because the two touch different tables, each
- * lane runs one piece at a time, and nothing else runs beside them: while a batch of events is
- * being written no other change commits, so the newest change a derivation starting meanwhile
- * sees is older than every event of the batch, which the next derivation then picks up. Reads
+ * not hold up their acknowledgement. That is safe because the two touch different tables, a
+ * derivation runs alone in its lane, and nothing else runs beside them. Batches of skill events
+ * may run beside each other (the batcher checks one while the one before is written), each on a
+ * connection of its own; their caller (`SkillEventBatcher`) commits them one after the other, so
+ * that no change commits while a batch is being written: the newest change a derivation starting
+ * meanwhile sees is older than every event of the batch, which the next derivation then picks
+ * up. Reads
  * (`useForReading`) run beside each other, a derivation and a batch of events, each on a
  * connection of its own, but not beside other work.
  */
@@ -27,14 +30,16 @@ export class TenantPool {
   private registry: TenantRegistry
   private stamp: string
   private readonly databases = new Map<string, TenantDatabase>()
-  /** Per tenant: the connection skill events are written on. */
-  private readonly eventDatabases = new Map<string, TenantDatabase>()
+  /** Per tenant: connections skill events are written on, taken and given back. */
+  private readonly eventDatabases = new Map<string, TenantDatabase[]>()
   /** Per tenant: connections for reads that run beside each other, taken and given back. */
   private readonly readDatabases = new Map<string, TenantDatabase[]>()
   /** Per tenant: a number that changes whenever work that may write has finished on it. */
   private readonly versions = new Map<string, number>()
+  /** Per tenant: the same for work that may change entities (all but skill events, derivations, reads). */
+  private readonly entityVersions = new Map<string, number>()
   private readonly lanes = new Map<string, TenantLanes>()
-  /** Per tenant: its database being opened. */
+  /** Per tenant: the database being opened, while it is. */
   private readonly opening = new Map<string, Promise<TenantDatabase>>()
   private closing = false
   /** Whether `current` looked at tenants.json in this turn of the event loop. */
@@ -105,18 +110,12 @@ export class TenantPool {
     return this.queue(name, 'derive', () => this.runOn(name, work))
   }
 
-  /** `use` for writing a batch of skill events, on the tenant's skill event connection. */
+  /**
+   * `use` for a batch of skill events, on a skill event connection of the tenant: batches run
+   * beside each other and beside a derivation (see the class comment for who orders their commits).
+   */
   useForSkillEvents<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
-    return this.queue(name, 'events', () =>
-      this.runOn(name, async (tenant) => {
-        let events = this.eventDatabases.get(name)
-        if (!events) {
-          events = await tenant.database.sibling()
-          this.eventDatabases.set(name, events)
-        }
-        return work({ ...tenant, database: events })
-      }),
-    )
+    return this.queue(name, 'events', () => this.runOnSibling(name, this.eventDatabases, work))
   }
 
   /**
@@ -125,21 +124,32 @@ export class TenantPool {
    * work, which may change what a read sees halfway.
    */
   useForReading<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
+    // Nothing that writes runs beside a read but a derivation or a batch of skill events, and the
+    // version moves when they finish: indexes kept at this version are current.
     return this.queue(name, 'read', () =>
-      this.runOn(name, async (tenant) => {
-        const idle = this.readDatabases.get(name) ?? []
-        this.readDatabases.set(name, idle)
-        const database = idle.pop() ?? (await tenant.database.sibling())
-        try {
-          // Nothing that writes runs beside a read but a derivation or a batch of skill events,
-          // and the version moves when they finish: indexes kept at this version are current.
-          return await work({ ...tenant, database, dataVersion: this.version(name) })
-        } finally {
-          if (this.databases.get(name) === tenant.database) idle.push(database)
-          else database.close()
-        }
-      }),
+      this.runOnSibling(name, this.readDatabases, (tenant) =>
+        work({ ...tenant, dataVersion: this.version(name) }),
+      ),
     )
+  }
+
+  /** Runs `work` on an idle connection of `connections` (a new one when none is idle), given back after. */
+  private runOnSibling<T>(
+    name: string,
+    connections: Map<string, TenantDatabase[]>,
+    work: (tenant: OpenTenant) => Promise<T>,
+  ): Promise<T> {
+    return this.runOn(name, async (tenant) => {
+      const idle = connections.get(name) ?? []
+      connections.set(name, idle)
+      const database = idle.pop() ?? (await tenant.database.sibling())
+      try {
+        return await work({ ...tenant, database })
+      } finally {
+        if (this.databases.get(name) === tenant.database) idle.push(database)
+        else database.close()
+      }
+    })
   }
 
   /**
@@ -151,6 +161,15 @@ export class TenantPool {
     return `${this.stamp}/${this.versions.get(name) ?? 0}`
   }
 
+  /**
+   * The tenant's entity version: it changes when work that may change entities (employees, jobs,
+   * the taxonomy…) finishes, that is any work but a read, a batch of skill events or a
+   * derivation. Something learnt of the entities holds while it stays the same.
+   */
+  entityVersion(name: string): number {
+    return this.entityVersions.get(name) ?? 0
+  }
+
   /** Runs `task` once every piece of work queued on the tenant before it has started and none it cannot run beside is running. */
   private queue<T>(name: string, lane: Lane, task: () => Promise<T>): Promise<T> {
     let lanes = this.lanes.get(name)
@@ -158,10 +177,22 @@ export class TenantPool {
       lanes = new TenantLanes()
       this.lanes.set(name, lanes)
     }
-    const queued = lanes.run(lane, task)
+    const entityChange = () => this.entityVersions.set(name, (this.entityVersions.get(name) ?? 0) + 1)
+    // The entity version changes as exclusive work starts and again as it ends: nothing learnt
+    // before or while it runs holds after it.
+    const queued = lanes.run(
+      lane,
+      lane === 'exclusive'
+        ? () => {
+            entityChange()
+            return task()
+          }
+        : task,
+    )
     if (lane !== 'read') {
       const bump = () => {
         this.versions.set(name, (this.versions.get(name) ?? 0) + 1)
+        if (lane === 'exclusive') entityChange()
       }
       queued.then(bump, bump)
     }
@@ -187,6 +218,9 @@ export class TenantPool {
   private open(name: string): Promise<TenantDatabase> {
     const open = this.databases.get(name)
     if (open) return Promise.resolve(open)
+    // Work that runs side by side (reads, batches of skill events) may ask for a tenant not open
+    // yet at the same moment: it is opened once, or the file would be opened by two DuckDB
+    // instances that do not see each other's commits (and break each other's keys).
     let opening = this.opening.get(name)
     if (!opening) {
       opening = this.openNow(name).finally(() => this.opening.delete(name))
@@ -223,7 +257,7 @@ export class TenantPool {
           const database = this.databases.get(name)
           if (!database) return
           this.databases.delete(name)
-          this.eventDatabases.get(name)?.close()
+          for (const events of this.eventDatabases.get(name) ?? []) events.close()
           this.eventDatabases.delete(name)
           for (const reader of this.readDatabases.get(name) ?? []) reader.close()
           this.readDatabases.delete(name)
@@ -238,11 +272,16 @@ export class TenantPool {
 
 type Lane = 'exclusive' | 'derive' | 'events' | 'read'
 
-/** Only a derivation and a batch of skill events run beside each other; all else one at a time. */
+/**
+ * Reads beside all but exclusive work; a derivation beside batches of skill events, and those
+ * beside each other; all else one at a time.
+ */
 const besides = (a: Lane, b: Lane) =>
   a === 'read' || b === 'read'
     ? a !== 'exclusive' && b !== 'exclusive'
-    : (a === 'derive' && b === 'events') || (a === 'events' && b === 'derive')
+    : a === 'events'
+      ? b !== 'exclusive'
+      : a === 'derive' && b === 'events'
 
 interface Waiting {
   lane: Lane

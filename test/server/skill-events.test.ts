@@ -4,8 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ENTITY_COLLECTIONS } from '../../src/entities/entity-collections.js'
 import { createEntity } from '../../src/entities/entity-store.js'
 import { storeSkillEvents } from '../../src/entities/skill-event-store.js'
+import { SkillhouseError } from '../../src/errors/skillhouse-error.js'
 import { ingestPaths } from '../../src/ingest/ingest-paths.js'
+import { SkillEventBatcher, type TenantRunner } from '../../src/server/skill-event-batcher.js'
 import type { RunningServer } from '../../src/server/start-server.js'
+import { TenantPool } from '../../src/server/tenant-pool.js'
 import { openTenant } from '../../src/tenants/tenant-service.js'
 import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
 import { type ApiAnswer, call, errorTitles, eventually, startTestServer, tokenFor } from './server-helpers.js'
@@ -121,6 +124,24 @@ describe('POST /employees/{id}/skill_events', () => {
       source: 'hr',
     }
     expectError(await send('e-1', jobEvent), 404, "content.job_id: job 'job-none' does not exist")
+  })
+
+  it('answers 404 for an event of an employee deleted after events of theirs were acknowledged, and 204 once created again', async () => {
+    const employees = `${server.url}/acme/eu/employees`
+    expect((await call(employees, { method: 'POST', token, body: { external_id: 'e-gone' } })).status).toBe(
+      204,
+    )
+    expect((await send('e-gone', working('gone-1', 'Wrote SQL.'))).status).toBe(204)
+    expect((await call(`${employees}/e-gone`, { method: 'DELETE', token })).status).toBe(204)
+    expectError(
+      await send('e-gone', working('gone-2', 'Wrote SQL.')),
+      404,
+      "employee 'e-gone' does not exist",
+    )
+    expect((await call(employees, { method: 'POST', token, body: { external_id: 'e-gone' } })).status).toBe(
+      204,
+    )
+    expect((await send('e-gone', working('gone-2', 'Wrote SQL.'))).status).toBe(204)
   })
 
   it('answers 400 for a wrong structure and 422 for invalid values, naming the field', async () => {
@@ -339,6 +360,54 @@ describe('skill events in a burst (group commit)', () => {
       expect(rows).toEqual([{ n: 300, ids: 300, analysts: 0 }])
     } finally {
       reopened.database.close()
+    }
+  })
+
+  it('stores an external_id sent to pipelined batches at once one time: the same content again is a repeat, other content a 409', async () => {
+    const tenant = await createOpenTenant(dataDir, 'pipeline')
+    const employees = ENTITY_COLLECTIONS.find((collection) => collection.path === 'employees')
+    if (!employees) throw new Error('the employees collection is missing')
+    for (const id of ['e-1', 'e-2']) await createEntity(tenant, employees, { external_id: id })
+    tenant.database.close()
+    const pool = new TenantPool(dataDir)
+    const batcher = new SkillEventBatcher({ depth: 2 })
+    const run: TenantRunner = (work) => pool.useForSkillEvents('pipeline', work)
+    const strict = async () => () => true
+    const submit = (employeeId: string, body: object) =>
+      batcher.submit('pipeline', run, { employeeId, body, query: {} }, strict).then(
+        (stored) => stored.stored,
+        (error: unknown) => (error instanceof SkillhouseError ? error.status : error),
+      )
+    const same = working('p-same', 'Wrote SQL.')
+    try {
+      // The first request starts a batch at once; the next ones with its external_id wait for it
+      // while the others form a second batch beside it; then rounds of both kinds at once.
+      const answers = await Promise.all([
+        submit('e-1', same),
+        submit('e-1', same),
+        submit('e-1', { ...same, source: 'other' }),
+        ...Array.from({ length: 40 }, (_, index) =>
+          submit(index % 2 ? 'e-1' : 'e-2', working(`p-${index}`, 'Wrote SQL.')),
+        ),
+        submit('e-1', same),
+        // p-0…p-9 again, each from its employee: unchanged (a repeat), then changed (a 409).
+        ...Array.from({ length: 40 }, (_, index) => {
+          const again = working(`p-${index % 10}`, 'Wrote SQL.')
+          return submit(index % 2 ? 'e-1' : 'e-2', index < 20 ? again : { ...again, source: 'other' })
+        }),
+      ])
+      expect(answers.slice(0, 3)).toEqual([true, false, 409])
+      expect(answers.slice(3, 43)).toEqual(Array(40).fill(true))
+      expect(answers[43]).toBe(false)
+      expect(answers.slice(44)).toEqual([...Array(20).fill(false), ...Array(20).fill(409)])
+      const rows = await pool.use('pipeline', (open) =>
+        open.database.all<{ n: number; ids: number }>(
+          'SELECT count(*)::INTEGER AS n, count(DISTINCT external_id)::INTEGER AS ids FROM skill_events',
+        ),
+      )
+      expect(rows).toEqual([{ n: 41, ids: 41 }])
+    } finally {
+      await pool.close()
     }
   })
 

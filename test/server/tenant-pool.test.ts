@@ -8,7 +8,29 @@ describe('the tenant pool', () => {
   const dataDir = join(temp.dir, 'data')
   afterAll(() => temp.cleanup())
 
-  it('writes skill events beside a running derivation, on their own connection, and runs all else alone in order', async () => {
+  it('opens a tenant once when work side by side asks for it at the same moment', async () => {
+    const tenant = await createOpenTenant(dataDir, 'twice')
+    tenant.database.close()
+    const pool = new TenantPool(dataDir)
+    try {
+      // A batch of events and a read, both first on the tenant: one database for both, so that
+      // what the batch commits is what later reads see.
+      await Promise.all([
+        pool.useForSkillEvents('twice', (open) =>
+          open.database.run("INSERT INTO derive_state VALUES ('seen', '1')"),
+        ),
+        pool.useForReading('twice', (open) => open.database.all('SELECT 1')),
+      ])
+      const rows = await pool.useForReading('twice', (open) =>
+        open.database.all("SELECT key FROM derive_state WHERE key = 'seen'"),
+      )
+      expect(rows).toEqual([{ key: 'seen' }])
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('writes skill events beside a running derivation and beside each other, each batch on a connection of its own, and runs all else alone in order', async () => {
     const tenant = await createOpenTenant(dataDir, 'acme')
     tenant.database.close()
     const pool = new TenantPool(dataDir)
@@ -47,7 +69,28 @@ describe('the tenant pool', () => {
       finishDerivation()
       await Promise.all([derivation, request, parallel])
       expect(await events).toEqual([])
-      expect(order).toEqual(['derive started', 'derive finished', 'request', 'events', 'events 2'])
+      // The two batches of events start in their order, and run beside each other.
+      expect(order.slice(0, 3)).toEqual(['derive started', 'derive finished', 'request'])
+      expect(order.slice(3).sort()).toEqual(['events', 'events 2'])
+
+      // A batch being written does not hold up the next one, which has a connection of its own
+      // (the batch's uncommitted row is not visible there).
+      let releaseBatch: () => void = () => undefined
+      const batchHeld = new Promise<void>((resolve) => {
+        releaseBatch = resolve
+      })
+      const writing = pool.useForSkillEvents('acme', async (open) => {
+        await open.database.run('BEGIN TRANSACTION')
+        await open.database.run("INSERT INTO derive_state VALUES ('batch', '1')")
+        await batchHeld
+        await open.database.run('COMMIT')
+      })
+      const checking = pool.useForSkillEvents('acme', (open) =>
+        open.database.all("SELECT key FROM derive_state WHERE key = 'batch'"),
+      )
+      expect(await checking).toEqual([])
+      releaseBatch()
+      await writing
 
       // Without a request queued in between, events run while the derivation holds the tenant.
       order.length = 0
