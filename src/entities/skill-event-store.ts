@@ -12,7 +12,7 @@ import {
   definitionsOf,
   type EntityTenant,
   existingIds,
-  externalIdLiterals,
+  idPlaceholders,
   lookupReferences,
 } from './record-check.js'
 
@@ -325,10 +325,11 @@ const valuesOf = (event: CheckedEvent) =>
 /** The content hash of every stored skill event among the events' external_ids. */
 async function storedHashes(database: TenantDatabase, events: readonly CheckedEvent[]) {
   const ids = [...new Set(events.map((event) => event.externalId))]
-  const literals = externalIdLiterals(ids)
-  const rows = literals
+  const placeholders = idPlaceholders(ids.length)
+  const rows = placeholders
     ? await database.all<{ external_id: string; content_hash: string }>(
-        `SELECT external_id, content_hash FROM skill_events WHERE external_id IN (${literals})`,
+        `SELECT external_id, content_hash FROM skill_events WHERE external_id IN (${placeholders})`,
+        ids,
       )
     : await database.all<{ external_id: string; content_hash: string }>(
         'SELECT external_id, content_hash FROM skill_events WHERE external_id IN (SELECT unnest($1::VARCHAR[]))',
