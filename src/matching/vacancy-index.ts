@@ -97,13 +97,15 @@ export async function vacancyIndex(
   dataVersion?: string,
 ): Promise<VacancyIndex> {
   const key = `${vendor}|${features.proficiencyMatching}|${features.useCriticalities}`
-  // One state of the data for every read of the build (a derivation may commit meanwhile).
-  const build = (stamp: string) =>
-    database.snapshot(() => buildVacancyIndex(database, vendor, features, stamp))
-  if (dataVersion !== undefined)
+  if (dataVersion !== undefined) {
+    // One state of the data for every read of the build: the server's reads run beside
+    // derivations and batches of skill events (a one-off command holds the database alone).
+    const build = (stamp: string) =>
+      database.snapshot(() => buildVacancyIndex(database, vendor, features, stamp))
     return cache.getAtVersion(database, key, dataVersion, () => dataStamp(database), build)
+  }
   const stamp = await dataStamp(database)
-  return cache.get(database, key, stamp, () => build(stamp))
+  return cache.get(database, key, stamp, () => buildVacancyIndex(database, vendor, features, stamp))
 }
 
 async function buildVacancyIndex(
