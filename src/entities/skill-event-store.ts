@@ -280,8 +280,9 @@ export async function writeSkillEvents(
   const { outcomes, toStore } = checked
   if (toStore.length === 0) return finished(outcomes)
   const database = tenant.database
+  // Prepared once per connection: every batch runs the same statement.
   const insert = () =>
-    database.run(
+    database.allPrepared(
       `INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash,
                                  received_at, change_seq, language)
        SELECT external_id, employee_id, event_type, ts::DATE, content::JSON, source, ${CONTENT_HASH}, now(),
@@ -327,7 +328,7 @@ async function storedHashes(database: TenantDatabase, events: readonly CheckedEv
   const ids = [...new Set(events.map((event) => event.externalId))]
   const placeholders = idPlaceholders(ids.length)
   const rows = placeholders
-    ? await database.all<{ external_id: string; content_hash: string }>(
+    ? await database.allPrepared<{ external_id: string; content_hash: string }>(
         `SELECT external_id, content_hash FROM skill_events WHERE external_id IN (${placeholders})`,
         ids,
       )

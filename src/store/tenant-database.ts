@@ -4,6 +4,7 @@ import {
   type DuckDBConnection,
   DuckDBInstance,
   DuckDBListValue,
+  type DuckDBPreparedStatement,
   type DuckDBType,
   type DuckDBValue,
   LIST,
@@ -128,6 +129,37 @@ export class TenantDatabase {
     return (await this.all<T>(sql, params))[0]
   }
 
+  /**
+   * `all` for a statement this connection runs many times (the statements of each batch of
+   * skill events): it is prepared once and kept, so a run skips parsing and planning. The SQL is a
+   * constant of the caller (its shape may depend on counts, never on values); values are bound.
+   */
+  async allPrepared<T extends Row = Row>(sql: string, params: SqlParams): Promise<T[]> {
+    const cached = this.prepared.get(sql)
+    const statement = cached && !this.preparedBusy.has(cached) ? cached : await this.connection.prepare(sql)
+    if (!cached) {
+      if (this.prepared.size >= PREPARED_MAX) {
+        const [oldest, evicted] = this.prepared.entries().next().value as [string, DuckDBPreparedStatement]
+        this.prepared.delete(oldest)
+        if (!this.preparedBusy.has(evicted)) evicted.destroySync()
+      }
+      this.prepared.set(sql, statement)
+    }
+    this.preparedBusy.add(statement)
+    try {
+      statement.bind(params, typesOf(params))
+      const reader = await statement.runAndReadAll()
+      return reader.getRowObjectsJS().map((row) => normaliseRow(row) as T)
+    } finally {
+      this.preparedBusy.delete(statement)
+      if (this.prepared.get(sql) !== statement) statement.destroySync()
+    }
+  }
+
+  /** Statements kept by `allPrepared`, oldest first, and those running now. */
+  private readonly prepared = new Map<string, DuckDBPreparedStatement>()
+  private readonly preparedBusy = new Set<DuckDBPreparedStatement>()
+
   /** Runs `work` in one transaction: all of it commits, or none of it does. */
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     await this.run('BEGIN TRANSACTION')
@@ -187,10 +219,15 @@ export class TenantDatabase {
   }
 
   close(): void {
+    for (const statement of this.prepared.values()) statement.destroySync()
+    this.prepared.clear()
     this.connection.closeSync()
     if (this.ownsInstance) this.instance.closeSync()
   }
 }
+
+/** Most statements one connection keeps prepared (`allPrepared`). */
+const PREPARED_MAX = 64
 
 /** An empty list has no item type of its own: lists of parameters are lists of text. */
 function typesOf(params: SqlParams): DuckDBType[] | Record<string, DuckDBType | undefined> | undefined {
