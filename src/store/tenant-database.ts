@@ -61,7 +61,17 @@ export class TenantDatabase {
   /** Opens (creating when `create` is set) the database at `path` and migrates it. */
   static async open(
     path: string,
-    options: { create?: boolean; migrations?: readonly Migration[]; readOnly?: boolean } = {},
+    options: {
+      create?: boolean
+      migrations?: readonly Migration[]
+      readOnly?: boolean
+      /**
+       * Write-ahead log size that starts an automatic checkpoint (DuckDB's default is 16MB). A
+       * checkpoint writes each changed table's indexes whole: the server, which takes skill
+       * events in bursts, checkpoints less often (see tenant-pool.ts).
+       */
+      checkpointThreshold?: string
+    } = {},
   ): Promise<TenantDatabase> {
     if (!options.create && !existsSync(path)) {
       throw errors.notFound('tenant database', path, 'create the tenant with `skillhouse tenant create`')
@@ -71,6 +81,7 @@ export class TenantDatabase {
       instance = await DuckDBInstance.create(path, {
         ...OFFLINE_OPTIONS,
         ...(options.readOnly ? { access_mode: 'READ_ONLY' } : {}),
+        ...(options.checkpointThreshold ? { checkpoint_threshold: options.checkpointThreshold } : {}),
       })
     } catch (error) {
       throw describeOpenFailure(path, error)
