@@ -37,10 +37,10 @@ export async function existingIds(
   }
   // The table name comes from the fixed map above, never from the request.
   const unique = [...new Set(ids)]
-  const placeholders = idPlaceholders(unique.length)
-  const rows = placeholders
+  const parameters = idParameters(unique.length)
+  const rows = parameters
     ? await database.all<{ external_id: string }>(
-        `SELECT DISTINCT external_id FROM ${TABLES[target]} WHERE external_id IN (${placeholders})`,
+        `SELECT DISTINCT external_id FROM ${TABLES[target]} WHERE external_id IN (${parameters})`,
         unique,
       )
     : await database.all<{ external_id: string }>(
@@ -54,12 +54,12 @@ export async function existingIds(
 const INDEX_SCAN_MAX_IDS = 2048
 
 /**
- * Placeholders `$1,$2,…` for `count` ids bound as parameters (values never enter the SQL text),
+ * The parameter list `$1,$2,…` for `count` ids bound as values (values never enter the SQL text),
  * or undefined when there are none or too many. DuckDB answers `external_id IN ($1,…)` from the
  * key index, a few rows read, where a list parameter (`IN (SELECT unnest($1))`) joins against
  * the whole table: the lookup of a batch of skill events costs less.
  */
-export function idPlaceholders(count: number): string | undefined {
+export function idParameters(count: number): string | undefined {
   if (count === 0 || count > INDEX_SCAN_MAX_IDS) return undefined
   return Array.from({ length: count }, (_, index) => `$${index + 1}`).join(',')
 }

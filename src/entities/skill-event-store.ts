@@ -12,7 +12,7 @@ import {
   definitionsOf,
   type EntityTenant,
   existingIds,
-  idPlaceholders,
+  idParameters,
   lookupReferences,
 } from './record-check.js'
 
@@ -326,10 +326,10 @@ const valuesOf = (event: CheckedEvent) =>
 /** The content hash of every stored skill event among the events' external_ids. */
 async function storedHashes(database: TenantDatabase, events: readonly CheckedEvent[]) {
   const ids = [...new Set(events.map((event) => event.externalId))]
-  const placeholders = idPlaceholders(ids.length)
-  const rows = placeholders
+  const parameters = idParameters(ids.length)
+  const rows = parameters
     ? await database.allPrepared<{ external_id: string; content_hash: string }>(
-        `SELECT external_id, content_hash FROM skill_events WHERE external_id IN (${placeholders})`,
+        `SELECT external_id, content_hash FROM skill_events WHERE external_id IN (${parameters})`,
         ids,
       )
     : await database.all<{ external_id: string; content_hash: string }>(
