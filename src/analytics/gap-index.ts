@@ -4,7 +4,7 @@ import {
   readProfileRuns,
   withSkillNumbering,
 } from '../matching/profile-columns.js'
-import { StampedCache } from '../matching/stamped-cache.js'
+import { StampedCache, stampedIndex } from '../matching/stamped-cache.js'
 import type { ExternalVendor } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
@@ -63,12 +63,13 @@ export function gapIndex(
   vendor: ExternalVendor,
   version: string,
 ): Promise<GapIndex> {
-  return cache.getAtVersion(
+  return stampedIndex(
+    cache,
     database,
     vendor,
     version,
     () => dataStamp(database),
-    (stamp) => database.snapshot(() => buildGapIndex(database, vendor, stamp)),
+    (stamp) => buildGapIndex(database, vendor, stamp),
   )
 }
 

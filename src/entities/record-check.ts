@@ -36,17 +36,11 @@ export async function existingIds(
     return new Set([...jobs, ...families])
   }
   // The table name comes from the fixed map above, never from the request.
-  const unique = [...new Set(ids)]
-  const parameters = idParameters(unique.length)
-  const rows = parameters
-    ? await database.all<{ external_id: string }>(
-        `SELECT DISTINCT external_id FROM ${TABLES[target]} WHERE external_id IN (${parameters})`,
-        unique,
-      )
-    : await database.all<{ external_id: string }>(
-        `SELECT DISTINCT external_id FROM ${TABLES[target]} WHERE external_id IN (SELECT unnest($1::VARCHAR[]))`,
-        [listValue(unique)],
-      )
+  const rows = await rowsByExternalIds<{ external_id: string }>(
+    database,
+    `SELECT DISTINCT external_id FROM ${TABLES[target]}`,
+    [...new Set(ids)],
+  )
   return new Set(rows.map((row) => row.external_id))
 }
 
@@ -54,14 +48,25 @@ export async function existingIds(
 const INDEX_SCAN_MAX_IDS = 2048
 
 /**
- * The parameter list `$1,$2,…` for `count` ids bound as values (values never enter the SQL text),
- * or undefined when there are none or too many. DuckDB answers `external_id IN ($1,…)` from the
- * key index, a few rows read, where a list parameter (`IN (SELECT unnest($1))`) joins against
- * the whole table: the lookup of a batch of skill events costs less.
+ * The rows of `select` (a constant `SELECT … FROM table` of the caller) whose external_id is one
+ * of `ids`, the ids bound as values (never written into the SQL text). Up to INDEX_SCAN_MAX_IDS
+ * ids go as an `IN ($1,…)` list, which DuckDB answers from the key index (a few rows read; the
+ * statement is kept prepared, one per list length); more go as one list parameter
+ * (`IN (SELECT unnest($1))`), which joins against the whole table.
  */
-export function idParameters(count: number): string | undefined {
-  if (count === 0 || count > INDEX_SCAN_MAX_IDS) return undefined
-  return Array.from({ length: count }, (_, index) => `$${index + 1}`).join(',')
+export async function rowsByExternalIds<T extends Record<string, unknown>>(
+  database: TenantDatabase,
+  select: string,
+  ids: readonly string[],
+): Promise<T[]> {
+  if (ids.length === 0) return []
+  if (ids.length > INDEX_SCAN_MAX_IDS) {
+    return database.all<T>(`${select} WHERE external_id IN (SELECT unnest($1::VARCHAR[]))`, [
+      listValue([...ids]),
+    ])
+  }
+  const parameters = Array.from({ length: ids.length }, (_, index) => `$${index + 1}`).join(',')
+  return database.allPrepared<T>(`${select} WHERE external_id IN (${parameters})`, [...ids])
 }
 
 /** Every external_id of `target` (a few MB for 100,000 records). */

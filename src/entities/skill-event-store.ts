@@ -12,8 +12,8 @@ import {
   definitionsOf,
   type EntityTenant,
   existingIds,
-  idParameters,
   lookupReferences,
+  rowsByExternalIds,
 } from './record-check.js'
 
 const SKILL_EVENTS = entityKind('skill_events')
@@ -325,17 +325,11 @@ const valuesOf = (event: CheckedEvent) =>
 
 /** The content hash of every stored skill event among the events' external_ids. */
 async function storedHashes(database: TenantDatabase, events: readonly CheckedEvent[]) {
-  const ids = [...new Set(events.map((event) => event.externalId))]
-  const parameters = idParameters(ids.length)
-  const rows = parameters
-    ? await database.allPrepared<{ external_id: string; content_hash: string }>(
-        `SELECT external_id, content_hash FROM skill_events WHERE external_id IN (${parameters})`,
-        ids,
-      )
-    : await database.all<{ external_id: string; content_hash: string }>(
-        'SELECT external_id, content_hash FROM skill_events WHERE external_id IN (SELECT unnest($1::VARCHAR[]))',
-        [listValue(ids)],
-      )
+  const rows = await rowsByExternalIds<{ external_id: string; content_hash: string }>(
+    database,
+    'SELECT external_id, content_hash FROM skill_events',
+    [...new Set(events.map((event) => event.externalId))],
+  )
   return new Map(rows.map((row) => [row.external_id, row.content_hash]))
 }
 

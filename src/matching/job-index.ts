@@ -12,8 +12,8 @@ import {
   updatedAt,
   withSkillNumbering,
 } from './profile-columns.js'
-import { type ScoringFeatures, specificity, targetSkillWeight } from './scoring-model.js'
-import { StampedCache } from './stamped-cache.js'
+import { featuresKey, type ScoringFeatures, specificity, targetSkillWeight } from './scoring-model.js'
+import { StampedCache, stampedIndex } from './stamped-cache.js'
 
 /**
  * Skill → employees holding it (the inverted index), each list by employee number. A posting is
@@ -108,16 +108,14 @@ export async function jobIndex(
   features: ScoringFeatures,
   dataVersion?: string,
 ): Promise<JobIndex> {
-  const key = `${vendor}|${features.proficiencyMatching}|${features.useCriticalities}`
-  if (dataVersion !== undefined) {
-    // The server's reads run beside derivations and batches of skill events: the build reads one
-    // state of the data (a transaction; it costs about 0.1 s on a build of 3 M profile rows, so a
-    // one-off command, which holds the database alone, does without).
-    const build = (stamp: string) => database.snapshot(() => buildJobIndex(database, vendor, features, stamp))
-    return cache.getAtVersion(database, key, dataVersion, () => dataStamp(database), build)
-  }
-  const stamp = await dataStamp(database)
-  return cache.get(database, key, stamp, () => buildJobIndex(database, vendor, features, stamp))
+  return stampedIndex(
+    cache,
+    database,
+    featuresKey(vendor, features),
+    dataVersion,
+    () => dataStamp(database),
+    (stamp) => buildJobIndex(database, vendor, features, stamp),
+  )
 }
 
 async function buildJobIndex(

@@ -121,6 +121,10 @@ export interface ScoringFeatures {
   useCriticalities: boolean
 }
 
+/** The key of an index built for a vendor and feature set (one per combination). */
+export const featuresKey = (vendor: string, features: ScoringFeatures) =>
+  `${vendor}|${features.proficiencyMatching}|${features.useCriticalities}`
+
 /** idf_j = ln(1 + N / df_j): how specific a skill is among N target profiles, df of which hold it. */
 export function specificity(documentFrequency: number, targets: number): number {
   return documentFrequency > 0 ? Math.log(1 + targets / documentFrequency) : Math.log(1 + targets)

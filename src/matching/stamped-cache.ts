@@ -48,6 +48,30 @@ export class StampedCache<T> {
   }
 }
 
+/**
+ * The index of an open database for `key`: the one rule of every in-memory index (job matching,
+ * vacancy matching, the skill gap). With the caller's data version (the server's reads, which
+ * run beside derivations and batches of skill events) the stamp is asked only when the version
+ * moved, and a build reads one state of the data (a transaction); without one (a one-off command,
+ * which holds the database alone) the stamp is asked each time and the build needs no transaction
+ * (it costs 0.1–0.3 s on 3 M profile rows).
+ */
+export async function stampedIndex<T>(
+  cache: StampedCache<T>,
+  database: TenantDatabase,
+  key: string,
+  dataVersion: string | undefined,
+  stamp: () => Promise<string>,
+  build: (stamp: string) => Promise<T>,
+): Promise<T> {
+  if (dataVersion !== undefined)
+    return cache.getAtVersion(database, key, dataVersion, stamp, (current) =>
+      database.snapshot(() => build(current)),
+    )
+  const current = await stamp()
+  return cache.get(database, key, current, () => build(current))
+}
+
 /** The entries of one open database, made on first use. */
 function keysOf<V>(maps: WeakMap<object, Map<string, V>>, database: TenantDatabase): Map<string, V> {
   let byKey = maps.get(database.cacheScope)

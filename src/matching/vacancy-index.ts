@@ -11,8 +11,8 @@ import {
   readProfileColumns,
   withSkillNumbering,
 } from './profile-columns.js'
-import type { ScoringFeatures } from './scoring-model.js'
-import { StampedCache } from './stamped-cache.js'
+import { featuresKey, type ScoringFeatures } from './scoring-model.js'
+import { StampedCache, stampedIndex } from './stamped-cache.js'
 
 /**
  * The in-memory index of vacancy matching for one tenant, vendor and feature set: every active
@@ -96,16 +96,14 @@ export async function vacancyIndex(
   features: ScoringFeatures,
   dataVersion?: string,
 ): Promise<VacancyIndex> {
-  const key = `${vendor}|${features.proficiencyMatching}|${features.useCriticalities}`
-  if (dataVersion !== undefined) {
-    // One state of the data for every read of the build: the server's reads run beside
-    // derivations and batches of skill events (a one-off command holds the database alone).
-    const build = (stamp: string) =>
-      database.snapshot(() => buildVacancyIndex(database, vendor, features, stamp))
-    return cache.getAtVersion(database, key, dataVersion, () => dataStamp(database), build)
-  }
-  const stamp = await dataStamp(database)
-  return cache.get(database, key, stamp, () => buildVacancyIndex(database, vendor, features, stamp))
+  return stampedIndex(
+    cache,
+    database,
+    featuresKey(vendor, features),
+    dataVersion,
+    () => dataStamp(database),
+    (stamp) => buildVacancyIndex(database, vendor, features, stamp),
+  )
 }
 
 async function buildVacancyIndex(
