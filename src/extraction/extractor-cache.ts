@@ -4,8 +4,10 @@ import { createRequire } from 'node:module'
 import { threadId } from 'node:worker_threads'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { loadDefaultVocabulary } from '../tenants/initialise-tenant.js'
-import { deserialiseVocabulary, serialiseVocabulary } from './compile-vocabulary.js'
+import { deserialiseVocabulary, serialiseVocabulary, TEXT_LANGUAGES } from './compile-vocabulary.js'
+import type { TextLanguageCode } from './detect-language.js'
 import { SkillExtractor } from './skill-extractor.js'
+import type { StemPairs } from './text-tokens.js'
 import { labelsOfTenant, labelsOfVocabulary } from './vocabulary-labels.js'
 
 const compiled = new Map<string, { signature: string; extractor: SkillExtractor }>()
@@ -28,8 +30,52 @@ export async function extractorFor(database: TenantDatabase, vendor: string): Pr
     extractor = SkillExtractor.compile(await labelsOfTenant(database, vendor))
     writeCompiled(file, stamp, extractor)
   }
+  readStems(stemsFile(database.path, vendor), extractor)
   compiled.set(key, { signature, extractor })
   return extractor
+}
+
+/**
+ * Keeps the stems an extractor has learned (words of the texts it read) for the next process,
+ * beside the database, when it learned any since they were last kept: a run that reads little
+ * new text (an incremental derivation, a restarted server) then stems no word twice. Stemming
+ * was a third of re-deriving 1,000 employees' 40,000 events in a fresh process.
+ */
+export function keepStems(database: TenantDatabase, vendor: string, extractor: SkillExtractor): void {
+  const { pairs, unsaved } = extractor.stems.pairs()
+  if (!unsaved) return
+  const file = stemsFile(database.path, vendor)
+  const partial = `${file}.${process.pid}.${threadId}.partial`
+  try {
+    writeFileSync(partial, JSON.stringify({ stamp: compilerStamp(), stems: pairs }))
+    renameSync(partial, file)
+    extractor.stems.markSaved()
+  } catch {
+    rmSync(partial, { force: true })
+  }
+}
+
+/** Where the stems learned from a database's texts are kept: beside the database file. */
+function stemsFile(databasePath: string, vendor: string): string {
+  return `${databasePath}.${encodeURIComponent(vendor)}.stems`
+}
+
+/** Takes in the stems kept in `file` by the same stemmer version; anything else is ignored (a cache). */
+function readStems(file: string, extractor: SkillExtractor) {
+  let kept: { stamp?: unknown; stems?: unknown }
+  try {
+    kept = JSON.parse(readFileSync(file, 'utf8'))
+  } catch {
+    return
+  }
+  if (kept.stamp !== compilerStamp() || typeof kept.stems !== 'object' || kept.stems === null) return
+  const stems: StemPairs = {}
+  for (const [language, list] of Object.entries(kept.stems)) {
+    if (!(TEXT_LANGUAGES as readonly string[]).includes(language) || !Array.isArray(list)) return
+    if (!list.every((item) => typeof item === 'string')) return
+    stems[language as TextLanguageCode] = list
+  }
+  extractor.stems.remember(stems, { unsaved: false })
 }
 
 /**

@@ -135,6 +135,11 @@ export class SkillExtractor {
     return new SkillExtractor(compileVocabulary(labels, stemmers), stemmers)
   }
 
+  /** The stems this extractor remembers (see `Stemmers`: kept across processes and threads). */
+  get stems(): Stemmers {
+    return this.stemmers
+  }
+
   /** An extractor of a vocabulary compiled elsewhere, e.g. by the thread that hands work to this one. */
   static load(vocabulary: CompiledVocabulary): SkillExtractor {
     return new SkillExtractor(vocabulary, new Stemmers())

@@ -92,15 +92,28 @@ const ALGORITHMS: Record<TextLanguageCode, string> = {
   de: 'german',
 }
 
-/** Snowball stemming per language, remembered per word; short words, numbers and symbols are left alone. */
+/** Stems of one language as word, stem, word, stem, … (what `Stemmers` hands out and takes in). */
+export type StemPairs = Partial<Record<TextLanguageCode, string[]>>
+
+/** Words remembered per language; past this the cache starts again (bounded memory and file). */
+const STEM_CACHE_WORDS = 200_000
+
+/**
+ * Snowball stemming per language, remembered per word; short words, numbers and symbols are left
+ * alone. What it remembers can be handed out (`pairs`, `takeLearned`) and taken in (`remember`),
+ * so that a cache outlives the process and worker threads share what they learned.
+ */
 export class Stemmers {
   private readonly stemmers = new Map<TextLanguageCode, { stem: (word: string) => string }>()
   private readonly caches = new Map<TextLanguageCode, Map<string, string>>()
+  /** Stems computed here since the last `takeLearned`, once a thread asks for them (`reportLearned`). */
+  private learned: StemPairs | undefined
+  /** Whether stems were added since `markSaved`. */
+  private unsaved = false
 
   stem(norm: string, language: TextLanguageCode): string {
     if (norm.length <= 4) return norm
-    let cache = this.caches.get(language)
-    if (!cache) this.caches.set(language, (cache = new Map()))
+    const cache = this.cacheOf(language)
     let stem = cache.get(norm)
     if (stem !== undefined) return stem
     if (/^\p{L}+$/u.test(norm)) {
@@ -109,8 +122,64 @@ export class Stemmers {
       stem = stemmer.stem(norm)
     } else stem = norm
     // Snowball costs microseconds a word; vocabularies and texts repeat their words.
-    if (cache.size > 200_000) cache.clear()
-    cache.set(norm, stem)
+    this.add(cache, norm, stem)
+    this.unsaved = true
+    if (this.learned) {
+      const list = this.learned[language]
+      if (list) list.push(norm, stem)
+      else this.learned[language] = [norm, stem]
+    }
     return stem
+  }
+
+  /** Takes in stems learned elsewhere (another thread, an earlier process). */
+  remember(pairs: StemPairs, options: { unsaved: boolean }): void {
+    for (const [language, list] of Object.entries(pairs) as [TextLanguageCode, string[]][]) {
+      const cache = this.cacheOf(language)
+      for (let index = 0; index + 1 < list.length; index += 2) {
+        if (!cache.has(list[index] as string)) {
+          this.add(cache, list[index] as string, list[index + 1] as string)
+          if (options.unsaved) this.unsaved = true
+        }
+      }
+    }
+  }
+
+  /** From now on, stems computed here are kept for `takeLearned`. */
+  reportLearned(): void {
+    this.learned ??= {}
+  }
+
+  /** The stems computed since the last call (a worker's report to the thread that keeps the cache). */
+  takeLearned(): StemPairs {
+    const learned = this.learned ?? {}
+    if (this.learned) this.learned = {}
+    return learned
+  }
+
+  /** Every remembered stem, and whether any was added since the last `markSaved`. */
+  pairs(): { pairs: StemPairs; unsaved: boolean } {
+    const pairs: StemPairs = {}
+    for (const [language, cache] of this.caches) {
+      const list: string[] = []
+      for (const [word, stem] of cache) list.push(word, stem)
+      pairs[language] = list
+    }
+    return { pairs, unsaved: this.unsaved }
+  }
+
+  markSaved(): void {
+    this.unsaved = false
+  }
+
+  private cacheOf(language: TextLanguageCode): Map<string, string> {
+    let cache = this.caches.get(language)
+    if (!cache) this.caches.set(language, (cache = new Map()))
+    return cache
+  }
+
+  private add(cache: Map<string, string>, word: string, stem: string) {
+    if (cache.size >= STEM_CACHE_WORDS) cache.clear()
+    cache.set(word, stem)
   }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import { type CompiledVocabulary, SkillExtractor } from '../extraction/skill-extractor.js'
+import type { StemPairs } from '../extraction/text-tokens.js'
 import { deriveEmployeeProfile } from './employee-profile.js'
 import { eventsOfRecords, type SkillFinder } from './evidence.js'
 import { addProfileRow, emptyProfileRows, type ProfileRows } from './profile-rows.js'
@@ -8,6 +9,8 @@ import { addProfileRow, emptyProfileRows, type ProfileRows } from './profile-row
 /** What a derivation worker starts with: the compiled vocabulary and the profiles events may refer to. */
 export interface DeriveWorkerSetup {
   vocabulary: CompiledVocabulary
+  /** The stems the calling thread knows: words stemmed before are not stemmed again. */
+  stems: StemPairs
   jobs: [string, { skill_id: string; score: number }[]][]
   courses: [string, { skill_id: string; score: number }[]][]
   asOf: string
@@ -36,11 +39,15 @@ export interface DeriveWorkerStats {
 export interface DeriveWorkerResult {
   id: number
   rows: ProfileRows
+  /** Stems computed for this batch, for the calling thread to keep (see `keepStems`). */
+  stems: StemPairs
   stats: DeriveWorkerStats
 }
 
 const setup = workerData as DeriveWorkerSetup
 const extractor = SkillExtractor.load(setup.vocabulary)
+extractor.stems.remember(setup.stems, { unsaved: false })
+extractor.stems.reportLearned()
 const stats: DeriveWorkerStats = {
   content_chars: 0,
   extracted_chars: 0,
@@ -81,7 +88,12 @@ parentPort?.on('message', (batch: DeriveWorkerBatch) => {
   stats.busy_seconds += (performance.now() - started) / 1000
   const cpu = threadCpuSeconds()
   stats.cpu_seconds = cpu === null || cpuAtStart === null ? null : cpu - cpuAtStart
-  parentPort?.postMessage({ id: batch.id, rows, stats } satisfies DeriveWorkerResult)
+  parentPort?.postMessage({
+    id: batch.id,
+    rows,
+    stems: extractor.stems.takeLearned(),
+    stats,
+  } satisfies DeriveWorkerResult)
 })
 
 /**

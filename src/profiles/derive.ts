@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { listValue } from '@duckdb/node-api'
-import { extractorFor, vocabularySignature } from '../extraction/extractor-cache.js'
+import { extractorFor, keepStems, vocabularySignature } from '../extraction/extractor-cache.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
+import type { StemPairs } from '../extraction/text-tokens.js'
 import type { SqlParams, TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import type {
@@ -214,6 +215,7 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     )
     result.text_bytes += derived.bytes
     recomputed.employees = employees.length
+    keepStems(database, vendor, extractor)
     phase('employees')
     const committed = await writer.commit(tenant.baseUrl, tenant.settings.name)
     phase('store')
@@ -306,6 +308,7 @@ async function deriveEmployees(
       batch = { employees: [], counts: [], records: [] }
       if (pool) {
         await pool.submit(current, (result) => {
+          context.extractor.stems.remember(result.stems, { unsaved: true })
           writer.addRows('employee', result.rows)
           bytes += result.contentChars
           done += result.rows.entityIds.length
@@ -400,6 +403,7 @@ async function workerSetup(context: EmployeeContext): Promise<DeriveWorkerSetup>
   }
   return {
     vocabulary: context.extractor.compiled,
+    stems: context.extractor.stems.pairs().pairs,
     jobs: entries('job', context.jobProfiles),
     courses: entries('course', context.courseProfiles),
     asOf: context.asOf,
@@ -531,7 +535,7 @@ class WorkerPool {
   /** Sends a batch to the least busy worker, waiting while every worker has IN_FLIGHT batches. */
   async submit(
     batch: EventBatch,
-    onResult: (result: { rows: ProfileRows; contentChars: number }) => void,
+    onResult: (result: { rows: ProfileRows; stems: StemPairs; contentChars: number }) => void,
   ): Promise<void> {
     for (;;) {
       if (this.failure) throw this.failure

@@ -81,3 +81,26 @@ describe('the compiled vocabulary', () => {
         expect(loaded.extract(text, { language })).toEqual(compiling.extract(text, { language }))
   })
 })
+
+describe('stems remembered across extractors', () => {
+  it('finds the same skills with stems learned by another extractor, and reports only the stems it computed', () => {
+    const first = SkillExtractor.load(defaultExtractor().compiled)
+    first.stems.reportLearned()
+    const found = TEXTS.map((text) => skillsOf(first, text, 'auto'))
+    const learned = first.stems.takeLearned()
+    expect(learned.en?.length).toBeGreaterThan(0)
+    expect(first.stems.takeLearned()).toEqual({})
+
+    const second = SkillExtractor.load(defaultExtractor().compiled)
+    second.stems.remember(first.stems.pairs().pairs, { unsaved: false })
+    expect(second.stems.pairs().unsaved).toBe(false)
+    second.stems.reportLearned()
+    expect(TEXTS.map((text) => skillsOf(second, text, 'auto'))).toEqual(found)
+    // Every word of those texts was known: nothing was stemmed again, nothing is new to keep.
+    expect(second.stems.takeLearned()).toEqual({})
+    expect(second.stems.pairs().unsaved).toBe(false)
+    skillsOf(second, 'Negotiations with suppliers and accountants', 'en')
+    expect(second.stems.takeLearned().en).toEqual(expect.arrayContaining(['negotiations', 'accountants']))
+    expect(second.stems.pairs().unsaved).toBe(true)
+  })
+})
