@@ -101,10 +101,16 @@ export async function storeSkillEvents(
   return writeSkillEvents(tenant, await checkSkillEvents(tenant, requests, strict, employees))
 }
 
-/** A batch of skill events checked against the database, to be written by `writeSkillEvents`. */
+/**
+ * A batch of skill events checked against the database, to be written by `writeSkillEvents`:
+ * the answers of the requests that failed a check, the events that passed them, and the
+ * tenant's `strict` check when an event asks for it. Whether an event is stored already is left
+ * to the write (see `writeSkillEvents`).
+ */
 export interface CheckedSkillEvents {
   outcomes: readonly (StoredSkillEvent | SkillhouseError | undefined)[]
-  toStore: readonly CheckedEvent[]
+  checked: readonly CheckedEvent[]
+  strict: StrictCheck | undefined
 }
 
 /**
@@ -175,7 +181,7 @@ export async function checkSkillEvents(
       content: event ? JSON.stringify(event.content) : 'null',
     }
   })
-  if (candidates.length === 0) return { outcomes, toStore: [] }
+  if (candidates.length === 0) return { outcomes, checked: [], strict: undefined }
   const employeeIds = [...new Set(candidates.map((event) => event.employeeId))]
   const employees = employeeLookup
     ? await employeeLookup(employeeIds)
@@ -223,18 +229,27 @@ export async function checkSkillEvents(
       record,
     })
   })
-  if (checked.length === 0) return { outcomes, toStore: [] }
-
-  // The events already stored under these external_ids (by the key index; usually none), and
-  // only for those the content hash of the event sent, to tell a repeat from a 409.
-  const known = await storedHashes(database, checked)
-  const hashes = known.size > 0 ? await contentHashes(database, checked, known) : new Map<number, string>()
+  if (checked.length === 0) return { outcomes, checked: [], strict: undefined }
   const check = checked.some((event) => event.strict) && strict ? await strict() : undefined
+  return { outcomes, checked, strict: check }
+}
+
+/**
+ * The outcome of each checked event, given the content hash of those stored already (`known`, by
+ * external_id) and of the events sent under those ids (`hashes`, by request index): a repeat, a
+ * 409, a 422 of `strict`, or to be stored.
+ */
+function decide(
+  checked: CheckedSkillEvents,
+  known: ReadonlyMap<string, string>,
+  hashes: ReadonlyMap<number, string>,
+): { outcomes: (StoredSkillEvent | SkillhouseError | undefined)[]; toStore: CheckedEvent[] } {
+  const outcomes = [...checked.outcomes]
   const toStore: CheckedEvent[] = []
   // Events of this batch stored before a later one with the same external_id: equal values are
   // equal hashes, so the later one is compared by its values.
   const batch = new Map<string, string>()
-  checked.forEach((event) => {
+  for (const event of checked.checked) {
     const storedHash = known.get(event.externalId)
     const earlier = batch.get(event.externalId)
     const same =
@@ -250,66 +265,95 @@ export async function checkSkillEvents(
             409,
             `skill event '${event.externalId}' already exists with different content; a skill event cannot be changed, send a new one with its own external_id`,
           )
-      return
+      continue
     }
     if (
       event.strict &&
-      check &&
-      !check({ ...(event.record as unknown as EventInput), language: null, ended_on: null })
+      checked.strict &&
+      !checked.strict({ ...(event.record as unknown as EventInput), language: null, ended_on: null })
     ) {
       outcomes[event.index] = errors.unprocessable(
         'content: strict: no skill profile can be built from this event (no skill of the vocabulary in its content); send it without strict=true to store it with an empty profile',
       )
-      return
+      continue
     }
     batch.set(event.externalId, valuesOf(event))
     toStore.push(event)
     outcomes[event.index] = { external_id: event.externalId, stored: true }
-  })
+  }
   return { outcomes, toStore }
 }
 
 /**
  * The second half of `storeSkillEvents`: writes the checked events in one transaction and
  * answers each request.
+ *
+ * Events sent again are rare, so the batch is first inserted as if none of its external_ids were
+ * stored (one statement, which the key refuses whole when one is): looking them up first cost a
+ * second statement per batch, as much DuckDB time as the insert. When the key refuses, or when the
+ * answers depend on what is stored (an event that `strict` refuses, an external_id twice in the
+ * batch, working histories to end in the same transaction), the stored events are looked up first.
  */
 export async function writeSkillEvents(
   tenant: EntityTenant,
   checked: CheckedSkillEvents,
 ): Promise<(StoredSkillEvent | SkillhouseError)[]> {
-  const { outcomes, toStore } = checked
-  if (toStore.length === 0) return finished(outcomes)
+  if (checked.checked.length === 0) return finished(checked.outcomes)
   const database = tenant.database
-  // Prepared once per connection: every batch runs the same statement.
-  const insert = () =>
-    database.allPrepared(
-      `INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash,
-                                 received_at, change_seq, language)
-       SELECT external_id, employee_id, event_type, ts::DATE, content::JSON, source, ${CONTENT_HASH}, now(),
-              nextval('change_seq'), language
-       FROM (SELECT unnest($1::VARCHAR[]) AS external_id, unnest($2::VARCHAR[]) AS employee_id,
-                    unnest($3::VARCHAR[]) AS event_type, unnest($4::VARCHAR[]) AS ts,
-                    unnest($5::VARCHAR[]) AS content, unnest($6::VARCHAR[]) AS source,
-                    unnest($7::VARCHAR[]) AS language)`,
-      [
-        listValue(toStore.map((event) => event.externalId)),
-        listValue(toStore.map((event) => event.employeeId)),
-        listValue(toStore.map((event) => event.eventType)),
-        listValue(toStore.map((event) => event.timestamp)),
-        listValue(toStore.map((event) => event.content)),
-        listValue(toStore.map((event) => event.source)),
-        listValue(toStore.map((event) => event.language)),
-      ],
-    )
+  const optimistic = decide(checked, new Map(), new Map())
+  const plain =
+    optimistic.toStore.length === checked.checked.length && endsOf(optimistic.toStore).length === 0
+  if (plain) {
+    try {
+      await insertEvents(database, optimistic.toStore)
+      return finished(optimistic.outcomes)
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error
+    }
+  }
+  const known = await storedHashes(database, checked.checked)
+  const hashes =
+    known.size > 0 ? await contentHashes(database, checked.checked, known) : new Map<number, string>()
+  const { outcomes, toStore } = decide(checked, known, hashes)
+  if (toStore.length === 0) return finished(outcomes)
   const ends = endsOf(toStore)
   // One statement is one transaction: the events and, when asked, the ended working history.
-  if (ends.length === 0) await insert()
+  if (ends.length === 0) await insertEvents(database, toStore)
   else
     await database.transaction(async () => {
-      await insert()
+      await insertEvents(database, toStore)
       await endActiveWorkingHistory(database, ends)
     })
   return finished(outcomes)
+}
+
+/** Inserts the events (prepared once per connection: every batch runs the same statement). */
+function insertEvents(database: TenantDatabase, toStore: readonly CheckedEvent[]) {
+  return database.allPrepared(
+    `INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash,
+                               received_at, change_seq, language)
+     SELECT external_id, employee_id, event_type, ts::DATE, content::JSON, source, ${CONTENT_HASH}, now(),
+            nextval('change_seq'), language
+     FROM (SELECT unnest($1::VARCHAR[]) AS external_id, unnest($2::VARCHAR[]) AS employee_id,
+                  unnest($3::VARCHAR[]) AS event_type, unnest($4::VARCHAR[]) AS ts,
+                  unnest($5::VARCHAR[]) AS content, unnest($6::VARCHAR[]) AS source,
+                  unnest($7::VARCHAR[]) AS language)`,
+    [
+      listValue(toStore.map((event) => event.externalId)),
+      listValue(toStore.map((event) => event.employeeId)),
+      listValue(toStore.map((event) => event.eventType)),
+      listValue(toStore.map((event) => event.timestamp)),
+      listValue(toStore.map((event) => event.content)),
+      listValue(toStore.map((event) => event.source)),
+      listValue(toStore.map((event) => event.language)),
+    ],
+  )
+}
+
+/** Whether DuckDB refused a statement for a key value that is stored already. */
+function isDuplicateKey(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.includes('Constraint Error') && message.includes('Duplicate key')
 }
 
 /**

@@ -449,4 +449,38 @@ describe('skill events in a burst (group commit)', () => {
       tenant.database.close()
     }
   })
+
+  it('answers a batch whose insert the key refuses (events stored earlier among new ones) event by event, storing the new ones once', async () => {
+    const tenant = await createOpenTenant(dataDir, 'refused')
+    try {
+      const employees = ENTITY_COLLECTIONS.find((collection) => collection.path === 'employees')
+      if (!employees) throw new Error('the employees collection is missing')
+      await createEntity(tenant, employees, { external_id: 'e-1' })
+      const earlier = working('r-1', 'Kept the books.')
+      const changed = working('r-2', 'Audited the books.')
+      expect(
+        await storeSkillEvents(tenant, [
+          { employeeId: 'e-1', body: earlier, query: {} },
+          { employeeId: 'e-1', body: changed, query: {} },
+        ]),
+      ).toEqual([
+        { external_id: 'r-1', stored: true },
+        { external_id: 'r-2', stored: true },
+      ])
+      const outcomes = await storeSkillEvents(tenant, [
+        { employeeId: 'e-1', body: working('r-3', 'Runs the books.'), query: {} },
+        { employeeId: 'e-1', body: earlier, query: {} },
+        { employeeId: 'e-1', body: { ...changed, source: 'other' }, query: {} },
+        { employeeId: 'e-1', body: working('r-4', 'Closes the books.'), query: {} },
+      ])
+      expect(outcomes.map((outcome) => (outcome instanceof Error ? outcome.status : outcome.stored))).toEqual(
+        [true, false, 409, true],
+      )
+      expect(
+        await tenant.database.all('SELECT external_id, source FROM skill_events ORDER BY external_id'),
+      ).toEqual(['r-1', 'r-2', 'r-3', 'r-4'].map((id) => ({ external_id: id, source: earlier.source })))
+    } finally {
+      tenant.database.close()
+    }
+  })
 })
