@@ -35,21 +35,26 @@ export async function extractorFor(database: TenantDatabase, vendor: string): Pr
   return extractor
 }
 
+/** New stems that make `keepStems` write: this many at least, and a twentieth of those known. */
+const KEEP_STEMS_NEW = 200
+
 /**
  * Keeps the stems an extractor has learned (words of the texts it read) for the next process,
- * beside the database, when it learned any since they were last kept: a run that reads little
- * new text (an incremental derivation, a restarted server) then stems no word twice. Stemming
- * was a third of re-deriving 1,000 employees' 40,000 events in a fresh process.
+ * beside the database: a run that reads little new text (an incremental derivation, a restarted
+ * server) then stems no word twice. Stemming was a third of re-deriving 1,000 employees' 40,000
+ * events in a fresh process. A write costs as much as the whole cache (one JSON text of every
+ * word), so it waits until the new words are a twentieth of those known (and at least 200): the
+ * server's background derivations, each with a few new words, rewrite the file rarely.
  */
 export function keepStems(database: TenantDatabase, vendor: string, extractor: SkillExtractor): void {
-  const { pairs, unsaved } = extractor.stems.pairs()
-  if (!unsaved) return
+  const stems = extractor.stems
+  if (stems.unsaved < Math.max(KEEP_STEMS_NEW, stems.size / 20)) return
   const file = stemsFile(database.path, vendor)
   const partial = `${file}.${process.pid}.${threadId}.partial`
   try {
-    writeFileSync(partial, JSON.stringify({ stamp: compilerStamp(), stems: pairs }))
+    writeFileSync(partial, JSON.stringify({ stamp: compilerStamp(), stems: stems.pairs() }))
     renameSync(partial, file)
-    extractor.stems.markSaved()
+    stems.markSaved()
   } catch {
     rmSync(partial, { force: true })
   }

@@ -108,8 +108,8 @@ export class Stemmers {
   private readonly caches = new Map<TextLanguageCode, Map<string, string>>()
   /** Stems computed here since the last `takeLearned`, once a thread asks for them (`reportLearned`). */
   private learned: StemPairs | undefined
-  /** Whether stems were added since `markSaved`. */
-  private unsaved = false
+  /** Stems added since `markSaved`. */
+  private added = 0
 
   stem(norm: string, language: TextLanguageCode): string {
     if (norm.length <= 4) return norm
@@ -123,7 +123,7 @@ export class Stemmers {
     } else stem = norm
     // Snowball costs microseconds a word; vocabularies and texts repeat their words.
     this.add(cache, norm, stem)
-    this.unsaved = true
+    this.added++
     if (this.learned) {
       const list = this.learned[language]
       if (list) list.push(norm, stem)
@@ -139,7 +139,7 @@ export class Stemmers {
       for (let index = 0; index + 1 < list.length; index += 2) {
         if (!cache.has(list[index] as string)) {
           this.add(cache, list[index] as string, list[index + 1] as string)
-          if (options.unsaved) this.unsaved = true
+          if (options.unsaved) this.added++
         }
       }
     }
@@ -157,19 +157,31 @@ export class Stemmers {
     return learned
   }
 
-  /** Every remembered stem, and whether any was added since the last `markSaved`. */
-  pairs(): { pairs: StemPairs; unsaved: boolean } {
+  /** Every remembered stem. */
+  pairs(): StemPairs {
     const pairs: StemPairs = {}
     for (const [language, cache] of this.caches) {
       const list: string[] = []
       for (const [word, stem] of cache) list.push(word, stem)
       pairs[language] = list
     }
-    return { pairs, unsaved: this.unsaved }
+    return pairs
+  }
+
+  /** Stems remembered, in all languages. */
+  get size(): number {
+    let size = 0
+    for (const cache of this.caches.values()) size += cache.size
+    return size
+  }
+
+  /** Stems added since the last `markSaved` (taken in as unsaved, or computed here). */
+  get unsaved(): number {
+    return this.added
   }
 
   markSaved(): void {
-    this.unsaved = false
+    this.added = 0
   }
 
   private cacheOf(language: TextLanguageCode): Map<string, string> {

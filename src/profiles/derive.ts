@@ -403,7 +403,7 @@ async function workerSetup(context: EmployeeContext): Promise<DeriveWorkerSetup>
   }
   return {
     vocabulary: context.extractor.compiled,
-    stems: context.extractor.stems.pairs().pairs,
+    stems: context.extractor.stems.pairs(),
     jobs: entries('job', context.jobProfiles),
     courses: entries('course', context.courseProfiles),
     asOf: context.asOf,
