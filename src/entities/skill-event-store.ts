@@ -237,12 +237,13 @@ export async function checkSkillEvents(
 /**
  * The outcome of each checked event, given the content hash of those stored already (`known`, by
  * external_id) and of the events sent under those ids (`hashes`, by request index): a repeat, a
- * 409, a 422 of `strict`, or to be stored.
+ * 409, a 422 of `strict` (`refused`), or to be stored.
  */
 function decide(
   checked: CheckedSkillEvents,
   known: ReadonlyMap<string, string>,
   hashes: ReadonlyMap<number, string>,
+  refused: (event: CheckedEvent) => boolean,
 ): { outcomes: (StoredSkillEvent | SkillhouseError | undefined)[]; toStore: CheckedEvent[] } {
   const outcomes = [...checked.outcomes]
   const toStore: CheckedEvent[] = []
@@ -267,11 +268,7 @@ function decide(
           )
       continue
     }
-    if (
-      event.strict &&
-      checked.strict &&
-      !checked.strict({ ...(event.record as unknown as EventInput), language: null, ended_on: null })
-    ) {
+    if (refused(event)) {
       outcomes[event.index] = errors.unprocessable(
         'content: strict: no skill profile can be built from this event (no skill of the vocabulary in its content); send it without strict=true to store it with an empty profile',
       )
@@ -300,7 +297,19 @@ export async function writeSkillEvents(
 ): Promise<(StoredSkillEvent | SkillhouseError)[]> {
   if (checked.checked.length === 0) return finished(checked.outcomes)
   const database = tenant.database
-  const optimistic = decide(checked, new Map(), new Map())
+  // Whether `strict` refuses an event, asked once per event (it extracts the event's skills).
+  const verdicts = new Map<number, boolean>()
+  const refused = (event: CheckedEvent) => {
+    const strict = checked.strict
+    if (!event.strict || !strict) return false
+    let verdict = verdicts.get(event.index)
+    if (verdict === undefined) {
+      verdict = !strict({ ...(event.record as unknown as EventInput), language: null, ended_on: null })
+      verdicts.set(event.index, verdict)
+    }
+    return verdict
+  }
+  const optimistic = decide(checked, new Map(), new Map(), refused)
   const plain =
     optimistic.toStore.length === checked.checked.length && endsOf(optimistic.toStore).length === 0
   if (plain) {
@@ -314,7 +323,7 @@ export async function writeSkillEvents(
   const known = await storedHashes(database, checked.checked)
   const hashes =
     known.size > 0 ? await contentHashes(database, checked.checked, known) : new Map<number, string>()
-  const { outcomes, toStore } = decide(checked, known, hashes)
+  const { outcomes, toStore } = decide(checked, known, hashes, refused)
   if (toStore.length === 0) return finished(outcomes)
   const ends = endsOf(toStore)
   // One statement is one transaction: the events and, when asked, the ended working history.
