@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { loadDefaultVocabulary } from '../tenants/initialise-tenant.js'
@@ -40,11 +41,12 @@ const KEEP_STEMS_NEW = 200
 
 /**
  * Keeps the stems an extractor has learned (words of the texts it read) for the next process,
- * beside the database: a run that reads little new text (an incremental derivation, a restarted
- * server) then stems no word twice. Stemming was a third of re-deriving 1,000 employees' 40,000
- * events in a fresh process. A write costs as much as the whole cache (one JSON text of every
- * word), so it waits until the new words are a twentieth of those known (and at least 200): the
- * server's background derivations, each with a few new words, rewrite the file rarely.
+ * beside the database: a run that reads mostly known text (an incremental derivation, a restarted
+ * server) then stems only the words that are new to it. Stemming was a third of re-deriving
+ * 1,000 employees' 40,000 events in a fresh process. A write costs as much as the whole cache
+ * (one JSON text of every word, on the calling thread), so it waits until the new words are a
+ * twentieth of those known (and at least 200): the server's background derivations, each with a
+ * few new words, rewrite the file rarely, and a run with fewer new words leaves them unkept.
  */
 export function keepStems(database: TenantDatabase, vendor: string, extractor: SkillExtractor): void {
   const stems = extractor.stems
@@ -57,6 +59,26 @@ export function keepStems(database: TenantDatabase, vendor: string, extractor: S
     stems.markSaved()
   } catch {
     rmSync(partial, { force: true })
+  }
+}
+
+/**
+ * Forgets the stems learned from a database's texts, in this process and in the files beside it:
+ * they are words of employees' events, and a deleted employee's words go with the employee. They
+ * are learned again from the texts that remain, as derivations read them.
+ */
+export function forgetStems(database: TenantDatabase): void {
+  for (const [key, entry] of compiled) if (key.startsWith(`${database.path}|`)) entry.extractor.stems.clear()
+  const directory = dirname(database.path)
+  const prefix = `${basename(database.path)}.`
+  let files: string[]
+  try {
+    files = readdirSync(directory)
+  } catch {
+    return
+  }
+  for (const file of files) {
+    if (file.startsWith(prefix) && file.endsWith('.stems')) rmSync(join(directory, file), { force: true })
   }
 }
 

@@ -95,13 +95,14 @@ const ALGORITHMS: Record<TextLanguageCode, string> = {
 /** Stems of one language as word, stem, word, stem, … (what `Stemmers` hands out and takes in). */
 export type StemPairs = Partial<Record<TextLanguageCode, string[]>>
 
-/** Words remembered per language; past this the cache starts again (bounded memory and file). */
+/** Words remembered per language; past this no more are (bounded memory and file). */
 const STEM_CACHE_WORDS = 200_000
 
 /**
- * Snowball stemming per language, remembered per word; short words, numbers and symbols are left
- * alone. What it remembers can be handed out (`pairs`, `takeLearned`) and taken in (`remember`),
- * so that a cache outlives the process and worker threads share what they learned.
+ * Snowball stemming per language, remembered per word (words of letters only: short words,
+ * numbers, codes and symbols are their own stem, at no cost). What it remembers can be handed out
+ * (`pairs`, `takeLearned`) and taken in (`remember`), so that a cache outlives the process and
+ * worker threads share what they learned; `clear` forgets it all.
  */
 export class Stemmers {
   private readonly stemmers = new Map<TextLanguageCode, { stem: (word: string) => string }>()
@@ -116,13 +117,12 @@ export class Stemmers {
     const cache = this.cacheOf(language)
     let stem = cache.get(norm)
     if (stem !== undefined) return stem
-    if (/^\p{L}+$/u.test(norm)) {
-      let stemmer = this.stemmers.get(language)
-      if (!stemmer) this.stemmers.set(language, (stemmer = snowball.newStemmer(ALGORITHMS[language])))
-      stem = stemmer.stem(norm)
-    } else stem = norm
+    if (!/^\p{L}+$/u.test(norm)) return norm
+    let stemmer = this.stemmers.get(language)
+    if (!stemmer) this.stemmers.set(language, (stemmer = snowball.newStemmer(ALGORITHMS[language])))
+    stem = stemmer.stem(norm)
     // Snowball costs microseconds a word; vocabularies and texts repeat their words.
-    this.add(cache, norm, stem)
+    if (!this.add(cache, norm, stem)) return stem
     this.added++
     if (this.learned) {
       const list = this.learned[language]
@@ -137,10 +137,9 @@ export class Stemmers {
     for (const [language, list] of Object.entries(pairs) as [TextLanguageCode, string[]][]) {
       const cache = this.cacheOf(language)
       for (let index = 0; index + 1 < list.length; index += 2) {
-        if (!cache.has(list[index] as string)) {
-          this.add(cache, list[index] as string, list[index + 1] as string)
-          if (options.unsaved) this.added++
-        }
+        if (cache.has(list[index] as string)) continue
+        if (!this.add(cache, list[index] as string, list[index + 1] as string)) break
+        if (options.unsaved) this.added++
       }
     }
   }
@@ -184,14 +183,23 @@ export class Stemmers {
     this.added = 0
   }
 
+  /** Forgets every stem (see `forgetStems`). */
+  clear(): void {
+    this.caches.clear()
+    if (this.learned) this.learned = {}
+    this.added = 0
+  }
+
   private cacheOf(language: TextLanguageCode): Map<string, string> {
     let cache = this.caches.get(language)
     if (!cache) this.caches.set(language, (cache = new Map()))
     return cache
   }
 
-  private add(cache: Map<string, string>, word: string, stem: string) {
-    if (cache.size >= STEM_CACHE_WORDS) cache.clear()
+  /** Remembers a stem unless the language's cache is full; whether it did. */
+  private add(cache: Map<string, string>, word: string, stem: string): boolean {
+    if (cache.size >= STEM_CACHE_WORDS) return false
     cache.set(word, stem)
+    return true
   }
 }

@@ -176,23 +176,30 @@ export class ProfileWriter {
         [vendor],
       )
       phase('profiles')
-      // In slices of fewer profiles than a row group holds: a larger insert is spread over the
-      // threads, and one that fills a row group of its own writes it apart from the others' rest,
-      // leaving a part-filled row group before a full one. The next checkpoint that finds such a
-      // table appended to merges its row groups: it rewrote all of the versions' JSON (240 MB at
-      // 100,000 employees, about a second) in the first derivation after a full one.
+      // The new versions, gathered once, then inserted in slices of fewer profiles than a row
+      // group holds: a larger insert is spread over the threads, and one that fills a row group of
+      // its own writes it apart from the others' rest, leaving a part-filled row group before a
+      // full one. The next checkpoint that finds such a table appended to merges its row groups:
+      // it rewrote all of the versions' JSON (240 MB at 100,000 employees, about a second) in the
+      // first derivation after a full one. A slice reads its own rows only (by position).
+      await database.run(
+        `CREATE OR REPLACE TEMP TABLE new_versions AS
+         SELECT c.position, c.entity_type, c.entity_id, p.version, c.profile_hash, p.computed_at, n.skills
+         FROM changed_profiles c
+         JOIN skill_profiles p ON p.entity_type = c.entity_type AND p.entity_id = c.entity_id AND p.external_vendor = $1
+         JOIN new_skill_profiles n ON n.entity_type = c.entity_type AND n.entity_id = c.entity_id`,
+        [vendor],
+      )
       const slice = this.versionSlice
       for (let from = 0; from < changedRows.length; from += slice) {
         await database.run(
           `INSERT INTO skill_profile_versions
-           SELECT c.entity_type, c.entity_id, $1, p.version, c.profile_hash, p.computed_at, n.skills
-           FROM changed_profiles c
-           JOIN skill_profiles p ON p.entity_type = c.entity_type AND p.entity_id = c.entity_id AND p.external_vendor = $1
-           JOIN new_skill_profiles n ON n.entity_type = c.entity_type AND n.entity_id = c.entity_id
-           WHERE c.position > $2 AND c.position <= $3`,
+           SELECT entity_type, entity_id, $1, version, profile_hash, computed_at, skills
+           FROM new_versions WHERE position > $2 AND position <= $3`,
           [vendor, from, from + slice],
         )
       }
+      await database.run('DROP TABLE new_versions')
       phase('versions')
       await appendEvents(database, events)
       await database.run('DROP TABLE changed_profiles')

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { deserialiseVocabulary, serialiseVocabulary } from '../../src/extraction/compile-vocabulary.js'
 import { defaultExtractor } from '../../src/extraction/extractor-cache.js'
 import { type LabelInput, SkillExtractor } from '../../src/extraction/skill-extractor.js'
+import { Stemmers } from '../../src/extraction/text-tokens.js'
 
 const TEXTS = [
   'Senior data engineer: ETL pipelines in Python and SQL on Azure, with dbt and Terraform; Kubernetes (K8s).',
@@ -103,5 +104,23 @@ describe('stems remembered across extractors', () => {
     skillsOf(second, 'Negotiations with suppliers and accountants', 'en')
     expect(second.stems.takeLearned().en).toEqual(expect.arrayContaining(['negotiations', 'accountants']))
     expect(second.stems.unsaved).toBeGreaterThan(0)
+  })
+})
+
+describe('a full stem cache', () => {
+  it('stops remembering at 200,000 words of a language, keeps those it has and still stems', () => {
+    const stems = new Stemmers()
+    const pairs: string[] = []
+    for (let index = 0; index < 200_000; index++) pairs.push(`kept${index}`, `kept${index}`)
+    stems.remember({ en: pairs }, { unsaved: false })
+    expect(stems.size).toBe(200_000)
+    expect(stems.stem('accountants', 'en')).toBe(new Stemmers().stem('accountants', 'en'))
+    expect(stems.size).toBe(200_000)
+    expect(stems.unsaved).toBe(0)
+    expect(stems.pairs().en?.slice(0, 2)).toEqual(['kept0', 'kept0'])
+    // Words not made of letters are their own stem and are not remembered.
+    const fresh = new Stemmers()
+    expect(fresh.stem('k8s-cluster', 'en')).toBe('k8s-cluster')
+    expect(fresh.size).toBe(0)
   })
 })

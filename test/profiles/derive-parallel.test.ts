@@ -69,6 +69,17 @@ describe('derivation in worker threads', () => {
     writeFileSync(stemsFile, '{"stamp": "x", "stems": ')
     await derive(dataDir, '0', '--full')
     expect((await stored(dataDir)).digest).toBe(digests[0])
-    expect(JSON.parse(readFileSync(stemsFile, 'utf8')).stems.en.length).toBeGreaterThan(200)
+    const rewritten = JSON.parse(readFileSync(stemsFile, 'utf8')) as { stems: Record<string, string[]> }
+    expect(rewritten.stems.en?.length).toBeGreaterThan(200)
+    // Stems of another stemmer version (here: every word stemmed to nonsense) are not used.
+    const nonsense = Object.fromEntries(
+      Object.entries(rewritten.stems).map(([language, list]) => [
+        language,
+        list.map((item, index) => (index % 2 === 0 ? item : 'zzz')),
+      ]),
+    )
+    writeFileSync(stemsFile, JSON.stringify({ stamp: 'another-version', stems: nonsense }))
+    await derive(dataDir, '0', '--full')
+    expect((await stored(dataDir)).digest).toBe(digests[0])
   })
 })

@@ -200,6 +200,10 @@ describe('POST /employees/{id}/skill_events', () => {
     expect(await stored('SELECT language FROM skill_events WHERE external_id = $1', ['evt-empty'])).toEqual([
       { language: 'en' },
     ])
+    // Once stored, the same event with strict=true is a repeat, and other content a 409: what is
+    // stored answers before strict does.
+    expect((await send('e-3', empty, '?strict=true')).status).toBe(204)
+    expectError(await send('e-3', { ...empty, source: 'other' }, '?strict=true'), 409, 'evt-empty')
   })
 
   it('ends the active working history with end_active_working_history=true', async () => {
