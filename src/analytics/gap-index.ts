@@ -36,23 +36,6 @@ export interface GapIndex {
 const cache = new StampedCache<GapIndex>()
 
 /**
- * What the gap index is built from: the entities (their counts and change sequences), the
- * profiles' versions (the derivation bumps a profile's version, and its computed_at, whenever the
- * profile changes) and a hash of the skills' display names. One round trip.
- */
-async function dataStamp(database: TenantDatabase): Promise<string> {
-  const row = await database.one<{ stamp: string }>(
-    `SELECT concat_ws('/',
-       (SELECT count(*) || ':' || max(change_seq) FROM vacancies),
-       (SELECT count(*) || ':' || max(change_seq) FROM employees),
-       (SELECT count(*) || ':' || sum(version) || ':' || max(computed_at) FROM skill_profiles),
-       (SELECT count(*) || ':' || sum(hash(external_vendor, skill_id, language, label)) FROM skill_labels WHERE kind = 'name')
-     ) AS stamp`,
-  )
-  return row?.stamp ?? ''
-}
-
-/**
  * The gap index of a tenant and vendor. `version` is a version of the data that the caller knows
  * to change whenever anything may have written to the database (the server's tenant pool): while
  * it holds, the index is given without a query; when it moves, the data's stamp is asked, and the
@@ -68,7 +51,7 @@ export function gapIndex(
     database,
     vendor,
     version,
-    () => dataStamp(database),
+    ['vacancies', 'employees', 'profiles', 'skill_names'],
     (stamp) => buildGapIndex(database, vendor, stamp),
   )
 }

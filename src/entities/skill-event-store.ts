@@ -311,7 +311,7 @@ export async function writeSkillEvents(
   }
   const optimistic = decide(checked, new Map(), new Map(), refused)
   const plain =
-    optimistic.toStore.length === checked.checked.length && endsOf(optimistic.toStore).length === 0
+    optimistic.toStore.length === checked.checked.length && !checked.checked.some((event) => event.endActive)
   if (plain) {
     try {
       await insertEvents(database, optimistic.toStore)

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
-import { threadId } from 'node:worker_threads'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { loadDefaultVocabulary } from '../tenants/initialise-tenant.js'
+import { writeFileAtomic } from '../util/atomic-file.js'
 import { deserialiseVocabulary, serialiseVocabulary, TEXT_LANGUAGES } from './compile-vocabulary.js'
 import type { TextLanguageCode } from './detect-language.js'
 import { SkillExtractor } from './skill-extractor.js'
@@ -51,15 +51,11 @@ const KEEP_STEMS_NEW = 200
 export function keepStems(database: TenantDatabase, vendor: string, extractor: SkillExtractor): void {
   const stems = extractor.stems
   if (stems.unsaved < Math.max(KEEP_STEMS_NEW, stems.size / 20)) return
-  const file = stemsFile(database.path, vendor)
-  const partial = `${file}.${process.pid}.${threadId}.partial`
-  try {
-    writeFileSync(partial, JSON.stringify({ stamp: compilerStamp(), stems: stems.pairs() }))
-    renameSync(partial, file)
-    stems.markSaved()
-  } catch {
-    rmSync(partial, { force: true })
-  }
+  const kept = keepCacheFile(
+    stemsFile(database.path, vendor),
+    JSON.stringify({ stamp: compilerStamp(), stems: stems.pairs() }),
+  )
+  if (kept) stems.markSaved()
 }
 
 /**
@@ -148,14 +144,18 @@ function readCompiled(file: string, stamp: string): SkillExtractor | undefined {
   }
 }
 
-/** Keeps a compiled vocabulary for later processes; a cache, so a failure to write only costs a compile. */
+/** Keeps a compiled vocabulary for later processes. */
 function writeCompiled(file: string, stamp: string, extractor: SkillExtractor) {
-  const partial = `${file}.${process.pid}.${threadId}.partial`
+  keepCacheFile(file, serialiseVocabulary(extractor.compiled, stamp))
+}
+
+/** Writes a cache file whole or not at all; a cache, so a failure only costs recomputing it. Whether it was written. */
+function keepCacheFile(file: string, content: string | Uint8Array): boolean {
   try {
-    writeFileSync(partial, serialiseVocabulary(extractor.compiled, stamp))
-    renameSync(partial, file)
+    writeFileAtomic(file, content)
+    return true
   } catch {
-    rmSync(partial, { force: true })
+    return false
   }
 }
 

@@ -79,23 +79,6 @@ export interface JobIndex {
 const cache = new StampedCache<JobIndex>()
 
 /**
- * A summary of the data job matching reads: entity counts, change sequences and update times, and
- * the versions of the profiles (the derivation bumps a profile's version, and its computed_at,
- * whenever the profile changes).
- */
-async function dataStamp(database: TenantDatabase): Promise<string> {
-  // One round trip, no string filters (they cost more than the rows they skip).
-  const row = await database.one<{ stamp: string }>(
-    `SELECT concat_ws('/',
-       (SELECT count(*) || ':' || max(change_seq) || ':' || sum(epoch_ms(updated_at)) FROM employees),
-       (SELECT count(*) || ':' || max(change_seq) FROM jobs),
-       (SELECT count(*) || ':' || sum(version) || ':' || max(computed_at) || ':' || count_if(low_data) FROM skill_profiles)
-     ) AS stamp`,
-  )
-  return row?.stamp ?? ''
-}
-
-/**
  * The job matching index of a tenant: built on first use (employees' and jobs' profiles into
  * typed arrays, the inverted index, the job skills' weights) and kept while the database is open
  * and its data unchanged, so that paging through 4.10 does not rebuild it per page. A caller that
@@ -113,7 +96,7 @@ export async function jobIndex(
     database,
     featuresKey(vendor, features),
     dataVersion,
-    () => dataStamp(database),
+    ['employees', 'jobs', 'profiles'],
     (stamp) => buildJobIndex(database, vendor, features, stamp),
   )
 }

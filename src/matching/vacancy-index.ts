@@ -67,26 +67,6 @@ export interface EmployeeSkills {
 const cache = new StampedCache<VacancyIndex>()
 
 /**
- * What the index was built from: counts, change sequences and update times of the entities, and
- * the versions of the profiles (the derivation bumps a profile's version, and its computed_at,
- * whenever the profile changes). Cheap enough to ask on every request.
- */
-async function dataStamp(database: TenantDatabase): Promise<string> {
-  // One round trip, no string filters (they cost more than the rows they skip): any profile or
-  // entity change rebuilds the index. Each DuckDB call costs half a millisecond or more.
-  const row = await database.one<{ stamp: string }>(
-    `SELECT concat_ws('/',
-       (SELECT count(*) || ':' || max(change_seq) || ':' || sum(epoch_ms(updated_at)) FROM vacancies),
-       (SELECT count(*) || ':' || max(change_seq) FROM jobs),
-       (SELECT count(*) || ':' || max(change_seq) FROM employees),
-       (SELECT count(*) || ':' || sum(version) || ':' || max(computed_at) || ':' || count_if(low_data) FROM skill_profiles),
-       (SELECT count(*) || ':' || max(imported_at) FROM postal_codes)
-     ) AS stamp`,
-  )
-  return row?.stamp ?? ''
-}
-
-/**
  * The vacancy index of a tenant (see VacancyIndex), rebuilt when its data changed; with the
  * caller's data version (see `jobIndex`) the stamp is asked only when the version moved.
  */
@@ -101,7 +81,7 @@ export async function vacancyIndex(
     database,
     featuresKey(vendor, features),
     dataVersion,
-    () => dataStamp(database),
+    ['vacancies', 'jobs', 'employees', 'profiles', 'postal_codes'],
     (stamp) => buildVacancyIndex(database, vendor, features, stamp),
   )
 }

@@ -9,21 +9,29 @@ import {
   writeSync,
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { threadId } from 'node:worker_threads'
 
 /** Writes a whole file or nothing: a temporary sibling, fsync, then rename over the target. */
 export function writeFileAtomic(path: string, content: string | Uint8Array): void {
   const temporary = temporaryPath(path)
-  const fd = openSync(temporary, 'w')
   try {
-    writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
+    const fd = openSync(temporary, 'w')
+    try {
+      writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content)
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(temporary, path)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
   }
-  renameSync(temporary, path)
 }
 
-const temporaryPath = (path: string) => join(dirname(path), `.${basename(path)}.${process.pid}.tmp`)
+/** A sibling of `path` of this process and thread alone (worker threads may write the same file). */
+const temporaryPath = (path: string) =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.${threadId}.tmp`)
 
 /**
  * A stream to a temporary sibling that becomes `path` only on `commit()`; `abort()` removes it.
