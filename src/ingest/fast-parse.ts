@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { type Check, checksOf, type Def, defOf, stringChecks, Unsupported } from './zod-def.js'
 
 /**
  * A parse compiled from a zod schema that answers only when the value is certainly valid: it
@@ -11,33 +12,6 @@ import type { z } from 'zod'
 export type FastParse = (value: unknown) => unknown
 
 const NOT_SURE = undefined
-
-interface Check {
-  check: string
-  minimum?: number
-  maximum?: number
-  value?: number
-  inclusive?: boolean
-  format?: string
-  pattern?: RegExp
-}
-interface Def {
-  type: string
-  checks?: { _zod: { def: Check } }[]
-  format?: string
-  pattern?: RegExp
-  shape?: Record<string, z.ZodType>
-  catchall?: z.ZodType
-  element?: z.ZodType
-  innerType?: z.ZodType
-  options?: z.ZodType[]
-  discriminator?: string
-  entries?: Record<string, unknown>
-  values?: unknown[]
-}
-const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def
-
-class Unsupported extends Error {}
 
 const cache = new WeakMap<z.ZodType, FastParse | null>()
 
@@ -97,21 +71,9 @@ function lengthBounds(checks: Check[]): { min: number; max: number; rest: Check[
   return { min, max, rest }
 }
 
-const checksOf = (def: Def) => (def.checks ?? []).map((check) => check._zod.def)
-
 function compileString(def: Def): FastParse {
-  const { min, max, rest } = lengthBounds(checksOf(def))
-  const patterns: RegExp[] = []
   // A string format (z.iso.date, …) is its pattern; only formats that are nothing but a pattern.
-  if (def.format) {
-    if (def.format !== 'date' || !def.pattern) throw new Unsupported()
-    patterns.push(def.pattern)
-  }
-  for (const check of rest) {
-    if (check.check === 'string_format' && check.format === 'regex' && check.pattern)
-      patterns.push(check.pattern)
-    else throw new Unsupported()
-  }
+  const { min, max, patterns } = stringChecks(def)
   // Patterns without flags that change state between tests (g, y) only.
   for (const pattern of patterns) if (pattern.global || pattern.sticky) throw new Unsupported()
   return (value) => {

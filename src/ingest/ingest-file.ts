@@ -11,6 +11,7 @@ import { csvRecordLines, readSource, type SourceFormat, type SourceRow } from '.
 import { ReferenceIndex } from './reference-index.js'
 import type { Problem, Reject } from './rejects.js'
 import { checkRow, type RowCheckContext } from './row-check.js'
+import { ingestInSql } from './sql-ingest.js'
 import { stagingFor } from './staging.js'
 
 export interface IngestFileOptions {
@@ -24,6 +25,8 @@ export interface IngestFileOptions {
   endActiveWorkingHistory?: boolean
   /** 4.2's `strict`: a skill event from which no profile can be built is rejected. */
   strict?: boolean
+  /** Try the SQL path first (sql-ingest.ts; default true): false checks every row in JavaScript. */
+  sqlPath?: boolean
 }
 
 export interface IngestFileResult {
@@ -37,7 +40,11 @@ export interface IngestFileResult {
   rows_unchanged: number
   rows_rejected: number
   seconds: number
-  /** Seconds per phase: checksum, read_and_check, merge (in the transaction), lines. */
+  /** How the rows were checked: all at once in DuckDB (`sql`), or row by row in JavaScript. */
+  checked: 'sql' | 'rows'
+  /** Why the SQL path left the file to the row-by-row check (when it was tried). */
+  sql_declined?: string
+  /** Seconds per phase: checksum, sql (the SQL path, taken or tried), read_and_check, merge (in the transaction), lines. */
   phases: Record<string, number>
   rejects: Reject[]
 }
@@ -67,7 +74,41 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     phases[name] = Math.round(now - mark) / 1000
     mark = now
   }
-  const checksum = await sha256File(path)
+  // The checksum is read beside the SQL path's work (which runs in DuckDB's threads).
+  const checksumRead = sha256File(path)
+  let sqlDeclined: string | undefined
+  if (options.sqlPath !== false && !options.strict && !options.endActiveWorkingHistory) {
+    const sql = await ingestInSql({
+      database,
+      settings: options.settings,
+      path,
+      format: options.format,
+      kind,
+      checksum: checksumRead,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    })
+    phase('sql')
+    if ('inserted' in sql) {
+      options.onProgress?.(sql.rowsRead)
+      return {
+        file: path,
+        entity: kind.entity,
+        format: options.format,
+        checksum: await checksumRead,
+        rows_read: sql.rowsRead,
+        rows_inserted: sql.inserted,
+        rows_updated: 0,
+        rows_unchanged: 0,
+        rows_rejected: 0,
+        seconds: (performance.now() - started) / 1000,
+        checked: 'sql',
+        phases,
+        rejects: [],
+      }
+    }
+    if (kind.storage === 'skill_events') sqlDeclined = sql.declined
+  }
+  const checksum = await checksumRead
   phase('checksum')
   const definitions = await loadDefinitions(database, kind)
   const references = new ReferenceIndex(database)
@@ -183,6 +224,8 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     rows_unchanged: counts.unchanged,
     rows_rejected: rejects.length,
     seconds: (performance.now() - started) / 1000,
+    checked: 'rows',
+    ...(sqlDeclined !== undefined ? { sql_declined: sqlDeclined } : {}),
     phases,
     rejects,
   }

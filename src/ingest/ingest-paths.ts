@@ -77,6 +77,8 @@ export interface IngestOptions {
   rejectsDir: string
   endActiveWorkingHistory?: boolean
   strict?: boolean
+  /** See IngestFileOptions.sqlPath. */
+  sqlPath?: boolean
   onFile?: (file: PlannedFile) => void
   onProgress?: (file: PlannedFile, rowsRead: number) => void
 }
@@ -103,6 +105,7 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
       kind: file.kind,
       endActiveWorkingHistory: options.endActiveWorkingHistory === true,
       strict: options.strict === true,
+      sqlPath: options.sqlPath !== false,
       onProgress: (rows) => options.onProgress?.(file, rows),
     })
     const rejectsFile = rejects.length ? await writeRejects(options.rejectsDir, file.path, rejects) : null

@@ -1,7 +1,7 @@
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { ReferenceTarget } from './entity-kinds.js'
 
-const SOURCES: Record<Exclude<ReferenceTarget, 'jobs_or_job_families'>, string> = {
+export const REFERENCE_SOURCES: Record<Exclude<ReferenceTarget, 'jobs_or_job_families'>, string> = {
   organisational_units: 'SELECT external_id FROM organisational_units',
   jobs: 'SELECT external_id FROM jobs',
   job_families: 'SELECT external_id FROM job_families',
@@ -25,7 +25,7 @@ export class ReferenceIndex {
         continue
       }
       if (this.sets.has(target)) continue
-      const rows = await this.database.all<{ external_id: string }>(SOURCES[target])
+      const rows = await this.database.all<{ external_id: string }>(REFERENCE_SOURCES[target])
       this.sets.set(target, new Set(rows.map((row) => row.external_id)))
     }
   }

@@ -38,7 +38,7 @@ describe('an ingest killed with SIGKILL halfway', () => {
 
   it('leaves a database that opens, holds whole files only, and finishes correctly on re-run', async () => {
     const inbox = join(temp.dir, 'inbox')
-    const generated = await generateTenant({ out: inbox, seed: 11, employees: 2000, events: 150_000 })
+    const generated = await generateTenant({ out: inbox, seed: 11, employees: 2000, events: 300_000 })
     const expectedRows = Object.fromEntries(
       generated.files.map((file) => [file.file.split('.')[0], file.rows]),
     )
@@ -52,7 +52,8 @@ describe('an ingest killed with SIGKILL halfway', () => {
     const dataDir = join(temp.dir, 'killed')
     await runCli(['tenant', 'create', 'kill', '--region', 'eu', '--data-dir', dataDir])
     const child = runCli(['ingest', inbox, '--data-dir', dataDir, '--progress'])
-    // Kill while the skill events, the largest file and the last one ingested, are being read.
+    // Kill while the skill events, the largest file and the last one ingested, are being read
+    // (by the SQL path: during its one statement).
     await new Promise<void>((resolve) => {
       let seen = ''
       child.stderr?.on('data', (chunk: Buffer) => {

@@ -1,0 +1,534 @@
+import type { z } from 'zod'
+import { checksOf, type Def, defOf, stringChecks, Unsupported } from './zod-def.js'
+
+/**
+ * A SQL condition compiled from a zod schema that holds only for values zod accepts *and*
+ * returns unchanged: the condition ingest's SQL path uses to clear rows without JavaScript. It
+ * is fast-parse.ts's counterpart (the same parts of zod, the same "certainly valid, else ask
+ * zod" contract) with two rules more, so that a row cleared here is stored exactly as the
+ * JavaScript path would store it (same text, same content hash):
+ * - an object's keys come in the schema's order (zod's output order), each once;
+ * - numbers are integer literals within ±(2^53 − 1) (JSON.stringify writes them as they came;
+ *   a decimal like `22.0` it would shorten, so such a row is left to JavaScript).
+ * Strings are measured conservatively (UTF-8 bytes against a maximum, which are never fewer
+ * than the code points zod counts); patterns are used only when their JavaScript source means
+ * the same in DuckDB's RE2. Anything else (defaults, transforms, refinements, …) compiles to
+ * nothing: `null`, and those rows keep the JavaScript path.
+ *
+ * The SQL is made of the schema's constants only (keys, enum values, patterns, bounds): never
+ * of input.
+ */
+
+/**
+ * A JSON value in SQL, as the text DuckDB writes for it (json_extract, json_transform to JSON,
+ * json_object: minified, so its first character tells its type), with the expression of its
+ * keys (when an object) and its members. `jsonNode` asks DuckDB's JSON functions for keys and
+ * members; a caller may hand in nodes whose keys and members it computed once a row
+ * (json_keys and json_transform of a column), so that the condition does not parse the same
+ * text again for every field. NULL (absent) fails every test.
+ */
+export interface JsonNode {
+  value: string
+  /**
+   * The value as DuckDB's json() writes it (minified: keys in their order, strings with only
+   * the escapes they need), when the caller has it: objects are then checked by one regular
+   * expression over this text (see `objectPattern`) instead of member by member.
+   */
+  text?: string
+  /** An object's keys joined by commas, in their order. */
+  keys: string
+  member(key: string): JsonNode
+}
+
+/** A JSON expression whose keys and members are asked of DuckDB's JSON functions. */
+export function jsonNode(value: string): JsonNode {
+  return {
+    value,
+    keys: `array_to_string(json_keys(${value}), ',')`,
+    member: (key) => jsonNode(`json_extract(${value}, ${literal(`$.${safeKey(key)}`)})`),
+  }
+}
+
+/** The largest integers of the number rule (15 digits) are well inside this. */
+const SAFE = Number.MAX_SAFE_INTEGER
+
+const isString = (node: JsonNode) => `starts_with(${node.value}, '"')`
+/** A string's value: the text between the quotes unless it holds an escape. */
+export const stringText = (node: JsonNode) =>
+  `CASE WHEN strpos(${node.value}, '\\') = 0 THEN ${node.value}[2:-2] ELSE json_extract_string(${node.value}, '$') END`
+
+/** Keys are written into JSON paths and patterns unquoted: plain names only. */
+function safeKey(key: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(key)) throw new Unsupported()
+  return key
+}
+
+/**
+ * The condition that a row is clear, for a schema of strict objects (or a discriminated union
+ * of them) whose top-level fields are the nodes `field` gives; the row's own keys (unknown ones,
+ * their order) are the caller's to check. Null when the schema uses something the compiler does
+ * not cover.
+ */
+export function sqlClearRow(schema: z.ZodType, field: (key: string) => JsonNode): string | null {
+  try {
+    return `coalesce(${row(schema, field)}, false)`
+  } catch (error) {
+    if (error instanceof Unsupported) return null
+    throw error
+  }
+}
+
+/** The condition that the JSON expression `value` is clear for `schema`; null when not covered. */
+export function sqlClear(schema: z.ZodType, value: string): string | null {
+  try {
+    return `coalesce(${compile(schema, jsonNode(value), 0)}, false)`
+  } catch (error) {
+    if (error instanceof Unsupported) return null
+    throw error
+  }
+}
+
+/**
+ * The keys of each object a row field may hold (through discriminated unions, unions and
+ * optional wrappers), one list per object schema.
+ */
+export function objectKeys(schema: z.ZodType, field: string): string[][] {
+  const objects: string[][] = []
+  const visit = (node: z.ZodType, top: boolean) => {
+    const def = defOf(node)
+    if (def.type === 'union') for (const option of def.options ?? []) visit(option, top)
+    else if (def.type === 'optional' && def.innerType) visit(def.innerType, top)
+    else if (def.type === 'object') {
+      if (!top) objects.push(Object.keys(def.shape ?? {}))
+      else if (def.shape?.[field]) visit(def.shape[field], false)
+    }
+  }
+  visit(schema, true)
+  return objects
+}
+
+type Fields = (key: string) => JsonNode
+
+function row(schema: z.ZodType, fields: Fields): string {
+  const def = defOf(schema)
+  if (def.type === 'object') return topFieldsClear(def, fields)
+  if (def.type !== 'union' || !def.discriminator) throw new Unsupported()
+  const discriminator = def.discriminator
+  const tag = fields(discriminator)
+  const branches: string[] = []
+  const seen = new Set<string>()
+  for (const option of def.options ?? []) {
+    const optionDef = defOf(option)
+    const tagDef = optionDef.shape?.[discriminator] ? defOf(optionDef.shape[discriminator]) : undefined
+    if (optionDef.type !== 'object' || tagDef?.type !== 'literal') throw new Unsupported()
+    for (const value of tagDef.values ?? []) {
+      if (typeof value !== 'string' || !/^[\w .:-]*$/.test(value)) throw new Unsupported()
+      if (seen.has(value)) continue
+      seen.add(value)
+      branches.push(`WHEN ${literal(JSON.stringify(value))} THEN ${topFieldsClear(optionDef, fields)}`)
+    }
+  }
+  // Compared as JSON text (the tags are plain names, written without escapes).
+  return `(CASE ${tag.value} ${branches.join(' ')} ELSE false END)`
+}
+
+/**
+ * A row's fields, read from columns: required fields only, since a reader may give an absent
+ * field and a JSON null alike as NULL (which zod tells apart for an optional field).
+ */
+function topFieldsClear(def: Def, fields: Fields): string {
+  if (fieldsOf(def).some((field) => field.optional)) throw new Unsupported()
+  return fieldsClear(def, fields, 1)
+}
+
+function compile(schema: z.ZodType, node: JsonNode, depth: number): string {
+  const def = defOf(schema)
+  switch (def.type) {
+    case 'string':
+      return stringClear(def, node)
+    case 'number':
+      return numberClear(def, node)
+    case 'boolean':
+      if (def.checks?.length) throw new Unsupported()
+      return `${node.value} IN ('true', 'false')`
+    case 'enum':
+      return oneOf(Object.values(def.entries ?? {}), node)
+    case 'literal':
+      return oneOf(def.values ?? [], node)
+    case 'array':
+      return arrayClear(def, node, depth)
+    case 'object':
+      if (node.text !== undefined) return patternClear(schema, node.text, depth)
+      return objectClear(def, node, depth)
+    case 'union':
+      if (def.discriminator) throw new Unsupported()
+      if (node.text !== undefined) return patternClear(schema, node.text, depth)
+      return unionClear(def, node, depth)
+    default:
+      throw new Unsupported()
+  }
+}
+
+function stringClear(def: Def, node: JsonNode): string {
+  const { min, max, patterns } = stringChecks(def)
+  const parts: string[] = []
+  // UTF-8 bytes are never fewer than code points, and an escape never shorter than what it
+  // stands for: the text's bytes between the quotes bound the string's length from above.
+  if (Number.isFinite(max)) parts.push(`strlen(${node.value}) - 2 <= ${integer(max)}`)
+  if (min === 1) parts.push(`${node.value} <> '""'`)
+  else if (min > 1) parts.push(`length(${stringText(node)}) >= ${integer(min)}`)
+  if (patterns.length === 0) return `(${[isString(node), ...parts].join(' AND ')})`
+  // Patterned strings without an escape only (else JavaScript decides): the pattern is then
+  // matched on the JSON text, quotes included.
+  const quoted = patterns.map(
+    (pattern) => `regexp_matches(${node.value}, ${literal(`^"(?:${re2(pattern).slice(1, -1)})"$`)})`,
+  )
+  return `(strpos(${node.value}, '\\') = 0 AND ${[...quoted, ...parts].join(' AND ')})`
+}
+
+/**
+ * A JavaScript pattern as RE2 source, when it certainly means the same there: anchored at both
+ * ends, no flags, and made only of literals, classes, groups, alternation and counted repeats.
+ */
+function re2(pattern: RegExp): string {
+  const source = pattern.source
+  if (pattern.flags !== '' || !source.startsWith('^') || !source.endsWith('$')) throw new Unsupported()
+  // No lookaround, back-references, named groups, word boundaries or Unicode escapes.
+  if (/\(\?[=!<]|\\[1-9bBkpPucx]/.test(source)) throw new Unsupported()
+  if (!/^[\w\s^$\\[\]\-(){}|?:+*.,]*$/.test(source)) throw new Unsupported()
+  // Anchored as a whole: no anchor inside (but a class's negation) and no alternation outside a
+  // group, so that the pattern between the outer anchors may be wrapped in other text.
+  const inner = source.slice(1, -1)
+  let depth = 0
+  for (let index = 0; index < inner.length; index++) {
+    const char = inner[index]
+    if (char === '\\') index++
+    else if (char === '(') depth++
+    else if (char === ')') depth--
+    else if (char === '$' || (char === '^' && inner[index - 1] !== '[')) throw new Unsupported()
+    else if (char === '|' && depth === 0) throw new Unsupported()
+  }
+  return source
+}
+
+function numberClear(def: Def, node: JsonNode): string {
+  let low = -SAFE
+  let lowInclusive = true
+  let high = SAFE
+  let highInclusive = true
+  for (const check of checksOf(def)) {
+    if (check.check === 'greater_than') {
+      if ((check.value as number) >= low) {
+        low = check.value as number
+        lowInclusive = check.inclusive === true
+      }
+    } else if (check.check === 'less_than') {
+      if ((check.value as number) <= high) {
+        high = check.value as number
+        highInclusive = check.inclusive === true
+      }
+    } else if (check.check !== 'number_format' || check.format !== 'safeint') throw new Unsupported()
+  }
+  if (!Number.isFinite(low) || !Number.isFinite(high)) throw new Unsupported()
+  // Integer literals only (see above): their digits are what JSON.stringify writes.
+  // An integer of at most 15 digits, written as JSON.stringify writes it (no sign on zero).
+  const number = `TRY_CAST(${node.value} AS BIGINT)`
+  return `(regexp_matches(${node.value}, '^(?:0|-?[1-9][0-9]{0,14})$') AND ${number} ${lowInclusive ? '>=' : '>'} ${bound(low)} AND ${number} ${highInclusive ? '<=' : '<'} ${bound(high)})`
+}
+
+function oneOf(values: readonly unknown[], node: JsonNode): string {
+  if (values.length === 0 || values.some((item) => typeof item !== 'string')) throw new Unsupported()
+  // Compared as JSON text: the values are plain names (quoted, they are what DuckDB writes).
+  if (values.some((item) => !/^[\w .:-]*$/.test(item as string))) throw new Unsupported()
+  return `(${node.value} IN (${values.map((item) => literal(JSON.stringify(item))).join(', ')}))`
+}
+
+function arrayClear(def: Def, node: JsonNode, depth: number): string {
+  let min = 0
+  let max = Number.POSITIVE_INFINITY
+  for (const check of checksOf(def)) {
+    if (check.check === 'min_length') min = Math.max(min, check.minimum ?? 0)
+    else if (check.check === 'max_length') max = Math.min(max, check.maximum ?? max)
+    else throw new Unsupported()
+  }
+  // The elements are read once (bound to a lambda's parameter), then counted and checked.
+  const list = `l${depth}`
+  const element = `e${depth}`
+  const parts: string[] = []
+  if (min > 0) parts.push(`len(${list}) >= ${integer(min)}`)
+  if (Number.isFinite(max)) parts.push(`len(${list}) <= ${integer(max)}`)
+  parts.push(
+    `coalesce(list_bool_and(list_transform(${list}, ${element} -> coalesce(${compile(def.element as z.ZodType, jsonNode(element), depth + 1)}, false))), true)`,
+  )
+  return `(starts_with(${node.value}, '[') AND coalesce(list_bool_and(list_transform([json_extract(${node.value}, '$[*]')], ${list} -> ${parts.join(' AND ')})), false))`
+}
+
+interface Field {
+  key: string
+  schema: z.ZodType
+  optional: boolean
+}
+
+function fieldsOf(def: Def): Field[] {
+  // Strict objects only, without object-level checks (as fast-parse.ts).
+  if (!def.catchall || defOf(def.catchall).type !== 'never' || def.checks?.length) throw new Unsupported()
+  return Object.entries(def.shape ?? {}).map(([key, schema]) => {
+    if (!/^[a-z_][a-z0-9_]*$/.test(key)) throw new Unsupported()
+    const fieldDef = defOf(schema)
+    const optional = fieldDef.type === 'optional'
+    if (optional && fieldDef.checks?.length) throw new Unsupported()
+    return { key, optional, schema: optional ? (fieldDef.innerType as z.ZodType) : schema }
+  })
+}
+
+/**
+ * Every field clear: required ones present, optional ones absent or clear. An absent member is
+ * NULL; so is a JSON null in a transformed object, which `objectClear` rules out beforehand.
+ */
+function fieldsClear(def: Def, field: (key: string) => JsonNode, depth: number): string {
+  return `(${fieldsOf(def)
+    .map(({ key, schema, optional }) => {
+      const member = field(key)
+      const clear = compile(schema, member, depth)
+      return optional ? `(${member.value} IS NULL OR ${clear})` : clear
+    })
+    .join(' AND ')})`
+}
+
+/** How many keys a comma-joined list of keys names. */
+const keyCount = (keys: string) =>
+  `(length(${keys}) - length(replace(${keys}, ',', '')) + (${keys} <> '')::INTEGER)`
+
+/** How many of the object's fields are present. */
+const presentCount = (fields: readonly Field[], node: JsonNode) =>
+  `(${fields.map((field) => `(${node.member(field.key).value} IS NOT NULL)::INTEGER`).join(' + ')})`
+
+function objectClear(def: Def, node: JsonNode, depth: number): string {
+  const fields = fieldsOf(def)
+  // The keys in the schema's order, each once: joined by commas, they match a pattern of the
+  // schema's keys in order, each optional (keys are [a-z0-9_]); as many as there are fields
+  // present (a key holding a comma would pass for two in the pattern, and find no member); and no
+  // member is null (anywhere in the text: conservative, a string holding ": null" is JavaScript's).
+  const order = `^${fields.map((field) => `(?:${field.key}(?:,|$))?`).join('')}$`
+  const keys = node.keys
+  return `(starts_with(${node.value}, '{') AND NOT regexp_matches(${node.value}, ':\\s*null') AND regexp_matches(${keys}, ${literal(order)}) AND ${keyCount(keys)} = ${presentCount(fields, node)} AND ${fieldsClear(def, (key) => node.member(key), depth)})`
+}
+
+/** Certainly not this strict object: not an object, a required key missing, or a key it does not know. */
+function objectFails(def: Def, node: JsonNode): string {
+  const fields = fieldsOf(def)
+  const required = fields.filter((field) => !field.optional)
+  return `(NOT starts_with(${node.value}, '{') OR ${required.map((field) => `${node.member(field.key).value} IS NULL OR `).join('')}${keyCount(node.keys)} > ${presentCount(fields, node)})`
+}
+
+function unionClear(def: Def, node: JsonNode, depth: number): string {
+  // zod returns the first option that parses: an option clears the value only when every
+  // option before it certainly fails (so that its output, and key order, is the one zod gives).
+  const options = (def.options ?? []).map((option) => defOf(option))
+  if (options.length === 0 || options.some((option) => option.type !== 'object')) throw new Unsupported()
+  const alternatives: string[] = []
+  for (let index = 0; index < options.length; index++) {
+    const before = options.slice(0, index).map((option) => objectFails(option, node))
+    alternatives.push(`(${[...before, objectClear(options[index] as Def, node, depth)].join(' AND ')})`)
+  }
+  return `(${alternatives.join(' OR ')})`
+}
+
+/**
+ * An object (or a union of objects) checked on its minified JSON text: one regular expression
+ * accepts exactly texts of the schema's keys in its order, each once, with values of the right
+ * kind and length (strings counted in UTF-16 units as JavaScript counts them: a character beyond
+ * the Basic Multilingual Plane is left to JavaScript), integers in range, enum values; arrays
+ * are matched loosely by the pattern and checked element by element in SQL; strings longer
+ * than RE2's repetition limit are bounded by the length of the whole text.
+ */
+function patternClear(schema: z.ZodType, text: string, depth: number): string {
+  const extra: string[] = []
+  let longest = Number.POSITIVE_INFINITY
+  const context: PatternContext = {
+    array: (key, array) => {
+      const member = jsonNode(`json_extract(${text}, ${literal(`$.${safeKey(key)}`)})`)
+      extra.push(`(strpos(${text}, ${literal(`"${key}":`)}) = 0 OR ${arrayClear(array, member, depth)})`)
+    },
+    unbounded: (max) => {
+      longest = Math.min(longest, max)
+    },
+  }
+  const pattern = valuePattern(schema, context)
+  const parts = [`regexp_full_match(${text}, ${literal(pattern)})`, ...extra]
+  if (Number.isFinite(longest)) parts.unshift(`strlen(${text}) <= ${integer(longest)}`)
+  return `(${parts.join(' AND ')})`
+}
+
+interface PatternContext {
+  /** An array member: checked apart (its pattern only says "an array of strings"). */
+  array(key: string, def: Def): void
+  /** A string whose maximum the pattern cannot count: the whole text is bounded by it. */
+  unbounded(max: number): void
+}
+
+/** RE2's largest counted repetition. */
+const REPEAT_MAX = 1000
+/** One UTF-16 unit of a JSON string's text: a character of the BMP, an escape, or a \u escape. */
+/** (The four hex digits are spelled out: RE2 refuses a repetition nested in one of more than 1,000.) */
+const UNIT = '(?:[^"\\\\\\x{10000}-\\x{10FFFF}]|\\\\[^u]|\\\\u[0-9a-fA-F][0-9a-fA-F][0-9a-fA-F][0-9a-fA-F])'
+/** One character of a JSON string's text that is one UTF-16 unit and no escape. */
+const PLAIN = '[^"\\\\\\x{10000}-\\x{10FFFF}]'
+/** Any JSON string (for arrays, whose elements are checked apart). */
+const ANY_STRING = '"(?:[^"\\\\]|\\\\.)*"'
+
+function valuePattern(schema: z.ZodType, context: PatternContext, key?: string): string {
+  const def = defOf(schema)
+  switch (def.type) {
+    case 'string':
+      return stringPattern(def, context)
+    case 'number':
+      return numberPattern(def)
+    case 'boolean':
+      if (def.checks?.length) throw new Unsupported()
+      return '(?:true|false)'
+    case 'enum':
+      return namesPattern(Object.values(def.entries ?? {}))
+    case 'literal':
+      return namesPattern(def.values ?? [])
+    case 'array': {
+      const element = defOf(def.element as z.ZodType)
+      if (key === undefined || element.type !== 'string') throw new Unsupported()
+      context.array(key, def)
+      return `\\[(?:${ANY_STRING}(?:,${ANY_STRING})*)?\\]`
+    }
+    case 'object':
+      return objectPattern(def, context)
+    case 'union': {
+      if (def.discriminator) throw new Unsupported()
+      const options = (def.options ?? []).map((option) => defOf(option))
+      if (options.length === 0 || options.some((option) => option.type !== 'object')) throw new Unsupported()
+      // zod takes the first option that parses: a later option may clear a text only if no
+      // earlier option can parse what it accepts (a required key of the earlier one it cannot
+      // hold, or a required key of its own the earlier one does not know).
+      options.forEach((option, index) => {
+        const keys = fieldsOf(option)
+        for (const earlier of options.slice(0, index)) {
+          const earlierKeys = fieldsOf(earlier)
+          const excluded =
+            earlierKeys.some((field) => !field.optional && !keys.some((own) => own.key === field.key)) ||
+            keys.some((field) => !field.optional && !earlierKeys.some((own) => own.key === field.key))
+          if (!excluded) throw new Unsupported()
+        }
+      })
+      return `(?:${options.map((option) => objectPattern(option, context)).join('|')})`
+    }
+    default:
+      throw new Unsupported()
+  }
+}
+
+function stringPattern(def: Def, context: PatternContext): string {
+  const { min, max, patterns } = stringChecks(def)
+  if (patterns.length > 1) throw new Unsupported()
+  const pattern = patterns[0]
+  if (pattern) {
+    // Matched inside the quotes, on text without escapes: the pattern must not match a quote or
+    // a backslash, and its length bounds must be countable.
+    const inner = re2(pattern).slice(1, -1)
+    if (/\.|\[\^|\\[WSDwsbB]|\\\\/.test(inner)) throw new Unsupported()
+    if (min === 0 && max === Number.POSITIVE_INFINITY) return `"(?:${inner})"`
+    const repeated = /^(\[[^\]]+\])\+$/.exec(inner)
+    if (!repeated || max > REPEAT_MAX) throw new Unsupported()
+    return `"${repeated[1]}{${Math.max(1, min)},${integer(max)}}"`
+  }
+  // Counted: characters only, no escapes (a counted group of alternatives makes RE2's automaton
+  // too large to keep; a string with an escape in a bounded field is JavaScript's).
+  if (max <= REPEAT_MAX) return `"${PLAIN}{${integer(min)},${integer(max)}}"`
+  if (Number.isFinite(max)) context.unbounded(max)
+  return min > 0 ? `"${UNIT}{${integer(min)},}"` : `"${UNIT}*"`
+}
+
+/** Integers only (as numberClear), of a range the pattern spells out digit by digit. */
+function numberPattern(def: Def): string {
+  let low = 0
+  let lowInclusive = true
+  let high = Number.POSITIVE_INFINITY
+  let highInclusive = true
+  let bounded = false
+  for (const check of checksOf(def)) {
+    if (check.check === 'greater_than') {
+      low = check.value as number
+      lowInclusive = check.inclusive === true
+      bounded = true
+    } else if (check.check === 'less_than') {
+      high = check.value as number
+      highInclusive = check.inclusive === true
+    } else if (check.check !== 'number_format' || check.format !== 'safeint') throw new Unsupported()
+  }
+  // Non-negative ranges below 10^15 only.
+  const from = lowInclusive ? Math.ceil(low) : Math.floor(low) + 1
+  const to = highInclusive ? Math.floor(high) : Math.ceil(high) - 1
+  if (!bounded || from < 0 || !Number.isFinite(to) || to >= 1e15 || from > to) throw new Unsupported()
+  const alternatives: string[] = []
+  for (let digits = 1; digits <= String(to).length; digits++) {
+    const first = Math.max(from, digits === 1 ? 0 : 10 ** (digits - 1))
+    const last = Math.min(to, 10 ** digits - 1)
+    if (first <= last) alternatives.push(digitRange(String(first), String(last)))
+  }
+  return `(?:${alternatives.join('|')})`
+}
+
+/** Digit strings of one length from `a` to `b` (a ≤ b). */
+function digitRange(a: string, b: string): string {
+  if (a === b) return a
+  if (a.length === 1) return `[${a}-${b}]`
+  const rest = a.length - 1
+  if (a[0] === b[0]) return `${a[0]}(?:${digitRange(a.slice(1), b.slice(1))})`
+  const low = Number(a[0])
+  const high = Number(b[0])
+  const parts = [`${low}(?:${digitRange(a.slice(1), '9'.repeat(rest))})`]
+  if (low + 1 <= high - 1) parts.push(`[${low + 1}-${high - 1}][0-9]{${rest}}`)
+  parts.push(`${high}(?:${digitRange('0'.repeat(rest), b.slice(1))})`)
+  return parts.join('|')
+}
+
+function namesPattern(values: readonly unknown[]): string {
+  if (values.length === 0 || values.some((item) => typeof item !== 'string' || !/^[\w -]*$/.test(item)))
+    throw new Unsupported()
+  return `"(?:${values.join('|')})"`
+}
+
+/**
+ * A strict object's text: its keys in the schema's order, each once, required ones present,
+ * commas between. The first present field is one of the fields up to the first required one;
+ * every later field is preceded by a comma.
+ */
+function objectPattern(def: Def, context: PatternContext): string {
+  const fields = fieldsOf(def).map((field) => ({
+    ...field,
+    pattern: `"${field.key}":${valuePattern(field.schema, context, field.key)}`,
+  }))
+  const after = (from: number) =>
+    fields
+      .slice(from)
+      .map((field) => (field.optional ? `(?:,${field.pattern})?` : `,${field.pattern}`))
+      .join('')
+  const firsts: string[] = []
+  for (let index = 0; index < fields.length; index++) {
+    const field = fields[index] as (typeof fields)[number]
+    firsts.push(`${field.pattern}${after(index + 1)}`)
+    if (!field.optional) break
+  }
+  const empty = fields.every((field) => field.optional) ? '|' : ''
+  return `\\{(?:${firsts.join('|')}${empty})\\}`
+}
+
+function literal(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`
+}
+
+function integer(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Unsupported()
+  return String(value)
+}
+
+function bound(value: number): string {
+  if (!Number.isFinite(value)) throw new Unsupported()
+  return String(value)
+}

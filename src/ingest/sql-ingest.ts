@@ -1,0 +1,278 @@
+import { MODERN_EVENT_TYPES, supportsModernEvents, type TenantSettings } from '../schemas/index.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
+import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
+import type { SourceFormat } from './read-source.js'
+import { REFERENCE_SOURCES } from './reference-index.js'
+import { type JsonNode, jsonNode, objectKeys, sqlClearRow, stringText } from './sql-clear.js'
+
+/**
+ * Ingest's SQL path for a file of skill events: DuckDB reads the file (its JSON and CSV readers,
+ * both cores) and checks every row with the condition compiled from the row schema
+ * (sql-clear.ts) and the references, and inserts the rows in one statement, without a row
+ * crossing into JavaScript. It takes the file only when it can settle all of it: every row
+ * cleared, none of its external_ids stored already or repeated in the file (DuckDB's key refuses
+ * the statement otherwise). Any other file, or any error of the readers, rolls the attempt back
+ * and the file goes the JavaScript way (row by row, rejects with lines, 409s, repeats), which
+ * decides the same rows the same way: the SQL path only clears what JavaScript would store
+ * unchanged, and stores it as JavaScript would (same text, same content hash).
+ */
+
+/** The row fields of a skill event file, as its readers read them. */
+const FIELDS = ['employee_id', 'external_id', 'event_type', 'timestamp', 'content', 'source'] as const
+
+/** Where a skill event refers to other records (entity-kinds.ts lists the same for JavaScript). */
+export const SKILL_EVENT_REFERENCES: readonly {
+  path: string[]
+  target: Exclude<ReferenceTarget, 'jobs_or_job_families'>
+}[] = [
+  { path: ['employee_id'], target: 'employees' },
+  { path: ['content', 'job_id'], target: 'jobs' },
+  { path: ['content', 'course_id'], target: 'courses' },
+  { path: ['content', 'skill_id'], target: 'skills' },
+]
+
+/** The content hash as the merge of staging.ts computes it, from the same values. */
+export const SKILL_EVENT_HASH = (
+  employee: string,
+  type: string,
+  timestamp: string,
+  source: string,
+  content: string,
+) => `hash(${employee}, ${type}, ${timestamp}, ${source}, ${content}::VARCHAR)::VARCHAR`
+
+export interface SqlIngestResult {
+  rowsRead: number
+  inserted: number
+  seconds: number
+}
+
+/** Why the SQL path left a file to JavaScript (for the summary's phases and the tests). */
+export type SqlDeclined = { declined: string }
+
+/**
+ * What the SQL path asks of a skill event file's rows, compiled once: the condition, the
+ * projection that parses a row's document (`json`) into its fields and its content's members
+ * once (json_transform; DuckDB's JSON functions parse their argument at every call), and the
+ * row fields' values for the insert.
+ */
+interface CompiledRows {
+  clear: string
+  /** A SELECT over the read (`FROM … r` with a `json` column) with what the condition reads. */
+  prepared: (source: string) => string
+  /** The SQL value of each row field for the insert. */
+  values: Record<(typeof FIELDS)[number], string>
+  references: string[]
+}
+
+let compiled: { schema: unknown; rows: CompiledRows | null } | undefined
+
+function compiledRows(kind: EntityKind): CompiledRows | null {
+  if (compiled?.schema === kind.schema) return compiled.rows
+  // The content as json() writes it, once a row: matched by the compiled pattern, hashed and stored.
+  const content: JsonNode = { ...jsonNode('r.content_text'), text: 'r.content_text' }
+  const field = (key: string): JsonNode => (key === 'content' ? content : jsonNode(`r.${key}`))
+  const clear = sqlClearRow(kind.schema, field)
+  if (clear === null) {
+    compiled = { schema: kind.schema, rows: null }
+    return null
+  }
+  // The row's references: a field by its text; the content's (flat objects holding at most one
+  // of the keys that refer, and ids without escapes) as `key:id`, found in the matched text by
+  // one pattern and looked up in one list of `key:id` of every target.
+  const top = SKILL_EVENT_REFERENCES.filter((reference) => reference.path.length === 1)
+  const inContent = SKILL_EVENT_REFERENCES.filter((reference) => reference.path.length === 2)
+  const referring = inContent.map((reference) => reference.path[1] as string)
+  if (
+    objectKeys(kind.schema, 'content').some(
+      (keys) => keys.filter((key) => referring.includes(key)).length > 1,
+    )
+  ) {
+    compiled = { schema: kind.schema, rows: null }
+    return null
+  }
+  const found = `replace(replace(regexp_extract(r.content_text, '"(?:${referring.join('|')})":"[^"\\\\]*"', 0), '":"', ':'), '"', '')`
+  // (One match a row, '' when there is none.)
+  const targets = [
+    ...inContent.map(
+      ({ path, target }) => `SELECT '${path[1]}:' || external_id FROM (${REFERENCE_SOURCES[target]})`,
+    ),
+  ].join(' UNION ALL ')
+  // Each as `v IS NULL OR v IN (…)` with a v that may be NULL (nullif), which DuckDB keeps a
+  // mark join, hashing the list: as a semi join (what it makes of a plain IN) it hashed the
+  // file's side, which the JSON reader estimates at a few dozen rows, and ran out of memory.
+  const lookup = (value: string, list: string) =>
+    `(nullif(${value}, '') IS NULL OR nullif(${value}, '') IN (${list}))`
+  const references = [
+    ...top.map(({ path, target }) => lookup(stringText(field(path[0] as string)), REFERENCE_SOURCES[target])),
+    lookup(found, targets),
+  ]
+  const rows: CompiledRows = {
+    clear,
+    references,
+    values: {
+      employee_id: stringText(field('employee_id')),
+      external_id: stringText(field('external_id')),
+      event_type: stringText(field('event_type')),
+      timestamp: stringText(field('timestamp')),
+      source: stringText(field('source')),
+      content: 'r.content_text::JSON',
+    },
+    // json() once a row: a subquery's column would be computed again at every use (DuckDB
+    // inlines it into the filter and the projection), an UNNEST's output is not.
+    prepared: (source) => `SELECT r.*, unnest([json(r.content)::VARCHAR]) AS content_text FROM ${source} r`,
+  }
+  compiled = { schema: kind.schema, rows }
+  return rows
+}
+
+/**
+ * Tries the SQL path on one file inside the caller's transaction-free moment: opens its own
+ * transaction, inserts, records the file in `ingested_files` and commits; or rolls back and
+ * says why it declined.
+ */
+export async function ingestInSql(options: {
+  database: TenantDatabase
+  settings: TenantSettings
+  path: string
+  format: SourceFormat
+  kind: EntityKind
+  /** The file's checksum, for ingested_files (computed meanwhile). */
+  checksum: Promise<string>
+  /** Rows done so far, as DuckDB's progress of the insert estimates them (a few times a second). */
+  onProgress?: (rows: number) => void
+}): Promise<SqlIngestResult | SqlDeclined> {
+  const { database, kind, path } = options
+  if (kind.storage !== 'skill_events') return { declined: 'not skill events' }
+  if (options.format !== 'ndjson' && options.format !== 'csv') return { declined: `format ${options.format}` }
+  const rows = compiledRows(kind)
+  if (rows === null) return { declined: 'schema not compiled' }
+  const started = performance.now()
+  const source = options.format === 'ndjson' ? ndjsonSource() : await csvSource(database, path)
+  if (source === null) return { declined: 'columns other than the row fields' }
+  // The number of rows, when known beforehand: the insert then filters on the condition and
+  // must insert them all; else a row the condition does not clear stops the insert (error()),
+  // which costs the filter its short cuts.
+  let rowsRead: number | undefined
+  if (options.format === 'ndjson') {
+    // The typed read takes the row fields only: a row with other keys (or fewer) is JavaScript's.
+    const counted = await tryQuery(() =>
+      database.one<{ rows: number; other: number }>(
+        `SELECT count(*)::BIGINT AS rows, count(*) FILTER (WHERE len(json_keys(json)) <> ${FIELDS.length})::BIGINT AS other
+           FROM read_ndjson_objects($path, format = 'newline_delimited')`,
+        { path },
+      ),
+    )
+    if (!counted) return { declined: 'the JSON reader refused the file' }
+    if (counted.other > 0)
+      return { declined: `${counted.other} rows hold fields other than ${FIELDS.join(', ')}` }
+    rowsRead = counted.rows
+  }
+  const modern = supportsModernEvents(options.settings.model_configuration)
+    ? []
+    : [`${rows.values.event_type} NOT IN (${MODERN_EVENT_TYPES.map((type) => `'${type}'`).join(', ')})`]
+  const { values } = rows
+  const insert = `
+INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash, received_at, change_seq)
+SELECT external_id, employee_id, event_type, timestamp::DATE, content, source,
+       ${SKILL_EVENT_HASH('employee_id', 'event_type', 'timestamp', 'source', 'content')}, now(), nextval('change_seq')
+FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
+        FROM (${rows.prepared(source)}) r
+       WHERE ${
+         rowsRead !== undefined
+           ? [rows.clear, ...rows.references, ...modern].join('\n         AND ')
+           : `CASE WHEN ${[rows.clear, ...rows.references, ...modern].join('\n         AND ')} THEN true ELSE error('${NOT_CLEARED}') END`
+       })`
+  try {
+    const inserted = await database.transaction(async () => {
+      const result = await withProgress(
+        database,
+        (share) => options.onProgress?.(Math.round(share * (rowsRead ?? 0))),
+        () => database.one<{ Count: number }>(insert, { path }),
+      )
+      const count = Number(result?.Count ?? 0)
+      if (rowsRead !== undefined && count !== rowsRead) throw new Error(NOT_CLEARED)
+      await database.run('INSERT INTO ingested_files VALUES ($1, $2, $3, $4, $5, 0, now())', [
+        await options.checksum,
+        path,
+        kind.entity,
+        count,
+        count,
+      ])
+      return count
+    })
+    return { rowsRead: inserted, inserted, seconds: (performance.now() - started) / 1000 }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (message.includes(NOT_CLEARED)) return { declined: 'some rows need the row-by-row check' }
+    // The key refused a stored or repeated external_id, or a reader refused a row: JavaScript's to explain.
+    // (Or DuckDB ran out of its memory: the row-by-row path holds less at a time.)
+    if (/Constraint Error|Invalid Input Error|Conversion Error|duplicate key|Out of Memory/i.test(message)) {
+      return { declined: message.split('\n')[0] ?? message }
+    }
+    throw error
+  }
+}
+
+/**
+ * Runs a statement while reporting DuckDB's estimate of how far it got (0–1), every 200 ms, so
+ * that a long ingest shows its progress (and rows/s) as the row-by-row path does.
+ */
+async function withProgress<T>(
+  database: TenantDatabase,
+  report: (share: number) => void,
+  work: () => Promise<T>,
+): Promise<T> {
+  await database.run('SET enable_progress_bar = true')
+  await database.run('SET enable_progress_bar_print = false')
+  report(0)
+  const timer = setInterval(() => {
+    const { percentage } = database.connection.progress
+    if (percentage >= 0) report(Math.min(1, percentage / 100))
+  }, 200)
+  try {
+    return await work()
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+/** The error a row that is not cleared raises in the insert. */
+const NOT_CLEARED = 'skillhouse: a row the SQL path does not clear'
+
+/** The NDJSON read: each row field as JSON (NULL when absent). */
+function ndjsonSource(): string {
+  const columns = FIELDS.map((field) => `${field}: 'JSON'`).join(', ')
+  return `read_ndjson($path, columns = {${columns}}, format = 'newline_delimited')`
+}
+
+/** The options of read-source.ts's CSV reader, so that both paths read the same cells. */
+const CSV_OPTIONS = `all_varchar = true, header = true, delim = ',', quote = '"', escape = '"'`
+
+/**
+ * The CSV read as JSON-typed row fields, when the header names exactly the row fields
+ * (a dotted or unknown column is the JavaScript path's): cells are strings, an empty cell is
+ * absent (NULL here, which no row field allows), and the content cell is JSON when it starts
+ * with `{` (read-source.ts's conventions).
+ */
+async function csvSource(database: TenantDatabase, path: string): Promise<string | null> {
+  const header = await tryQuery(() =>
+    database.all<{ column_name: string }>(`DESCRIBE SELECT * FROM read_csv($path, ${CSV_OPTIONS})`, { path }),
+  )
+  if (!header) return null
+  const names = header.map((column) => column.column_name)
+  if (names.length !== FIELDS.length || !FIELDS.every((field) => names.includes(field))) return null
+  const cells = FIELDS.map((field) =>
+    field === 'content'
+      ? `CASE WHEN starts_with(content, '{') THEN TRY_CAST(content AS JSON) END AS content`
+      : `CASE WHEN ${field} <> '' THEN to_json(${field}) END AS ${field}`,
+  )
+  return `(SELECT ${cells.join(', ')} FROM read_csv($path, ${CSV_OPTIONS}))`
+}
+
+async function tryQuery<T>(query: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await query()
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,56 @@
+import type { z } from 'zod'
+
+/**
+ * What the schema compilers of ingest (fast-parse.ts, sql-clear.ts) read of a zod 4 schema: its
+ * definition on `_zod.def`, typed for the parts they read.
+ */
+export interface Check {
+  check: string
+  minimum?: number
+  maximum?: number
+  value?: number
+  inclusive?: boolean
+  format?: string
+  pattern?: RegExp
+}
+export interface Def {
+  type: string
+  checks?: { _zod: { def: Check } }[]
+  format?: string
+  pattern?: RegExp
+  shape?: Record<string, z.ZodType>
+  catchall?: z.ZodType
+  element?: z.ZodType
+  innerType?: z.ZodType
+  options?: z.ZodType[]
+  discriminator?: string
+  entries?: Record<string, unknown>
+  values?: unknown[]
+}
+export const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def
+export const checksOf = (def: Def) => (def.checks ?? []).map((check) => check._zod.def)
+
+/** Thrown by a compiler that meets a part of zod it does not cover. */
+export class Unsupported extends Error {}
+
+/**
+ * A string schema's length bounds and patterns (its format's, when the format is nothing but a
+ * pattern, as z.iso.date; then its regex checks); anything else is Unsupported.
+ */
+export function stringChecks(def: Def): { min: number; max: number; patterns: RegExp[] } {
+  let min = 0
+  let max = Number.POSITIVE_INFINITY
+  const patterns: RegExp[] = []
+  if (def.format) {
+    if (def.format !== 'date' || !def.pattern) throw new Unsupported()
+    patterns.push(def.pattern)
+  }
+  for (const check of checksOf(def)) {
+    if (check.check === 'min_length') min = Math.max(min, check.minimum ?? 0)
+    else if (check.check === 'max_length') max = Math.min(max, check.maximum ?? max)
+    else if (check.check === 'string_format' && check.format === 'regex' && check.pattern)
+      patterns.push(check.pattern)
+    else throw new Unsupported()
+  }
+  return { min, max, patterns }
+}
