@@ -261,10 +261,12 @@ async function csvSource(database: TenantDatabase, path: string): Promise<string
   if (!header) return null
   const names = header.map((column) => column.column_name)
   if (names.length !== FIELDS.length || !FIELDS.every((field) => names.includes(field))) return null
+  // Through UNNEST, so that each cell is converted once (see `prepared`); a content cell that is
+  // not JSON stops json() in `prepared`, and the file goes row by row.
   const cells = FIELDS.map((field) =>
     field === 'content'
-      ? `CASE WHEN starts_with(content, '{') THEN TRY_CAST(content AS JSON) END AS content`
-      : `CASE WHEN ${field} <> '' THEN to_json(${field}) END AS ${field}`,
+      ? `unnest([CASE WHEN starts_with(content, '{') THEN content END]) AS content`
+      : `unnest([CASE WHEN ${field} <> '' THEN to_json(${field}) END]) AS ${field}`,
   )
   return `(SELECT ${cells.join(', ')} FROM read_csv($path, ${CSV_OPTIONS}))`
 }
