@@ -75,7 +75,8 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     mark = now
   }
   // The checksum is read beside the SQL path's work (which runs in DuckDB's threads).
-  const checksumRead = sha256File(path)
+  const factsRead = readFileFacts(path)
+  const checksumRead = factsRead.then((facts) => facts.checksum)
   let sqlDeclined: string | undefined
   if (options.sqlPath !== false && !options.strict && !options.endActiveWorkingHistory) {
     const sql = await ingestInSql({
@@ -84,7 +85,7 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
       path,
       format: options.format,
       kind,
-      checksum: checksumRead,
+      facts: factsRead,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     })
     phase('sql')
@@ -304,8 +305,33 @@ async function assignCsvLines(path: string, rejects: Reject[]): Promise<void> {
   }
 }
 
-async function sha256File(path: string): Promise<string> {
+/**
+ * What one read of a file tells: its checksum, the longest line in bytes, and whether it holds a
+ * form feed or vertical tab byte (DuckDB's readers take them for white space, JSON.parse does
+ * not: the SQL path leaves such a file row by row).
+ */
+export interface FileFacts {
+  checksum: string
+  longestLine: number
+  formFeedOrVerticalTab: boolean
+}
+
+export async function readFileFacts(path: string): Promise<FileFacts> {
   const hash = createHash('sha256')
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22 })) hash.update(chunk as Buffer)
-  return hash.digest('hex')
+  let longestLine = 0
+  let lineStart = 0
+  let offset = 0
+  let formFeedOrVerticalTab = false
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22 })) {
+    const bytes = chunk as Buffer
+    hash.update(bytes)
+    if (!formFeedOrVerticalTab) formFeedOrVerticalTab = bytes.includes(0x0c) || bytes.includes(0x0b)
+    for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) {
+      longestLine = Math.max(longestLine, offset + at - lineStart)
+      lineStart = offset + at + 1
+    }
+    offset += bytes.length
+  }
+  longestLine = Math.max(longestLine, offset - lineStart)
+  return { checksum: hash.digest('hex'), longestLine, formFeedOrVerticalTab }
 }

@@ -196,6 +196,10 @@ function re2(pattern: RegExp): string {
   // No lookaround, back-references, named groups, word boundaries or Unicode escapes.
   if (/\(\?[=!<]|\\[1-9bBkpPucx]/.test(source)) throw new Unsupported()
   if (!/^[\w\s^$\\[\]\-(){}|?:+*.,]*$/.test(source)) throw new Unsupported()
+  // Nothing that matches differently in RE2 than in JavaScript, nor a quote or a backslash (so
+  // that the pattern may be matched inside a JSON string's quotes): no any-character, negated
+  // class or class escape but \d.
+  if (/\.|\[\^|\\[WSDwsbB]|\\\\/.test(source)) throw new Unsupported()
   // Anchored as a whole: no anchor inside (but a class's negation) and no alternation outside a
   // group, so that the pattern between the outer anchors may be wrapped in other text.
   const inner = source.slice(1, -1)
@@ -211,29 +215,31 @@ function re2(pattern: RegExp): string {
   return source
 }
 
-function numberClear(def: Def, node: JsonNode): string {
-  let low = -SAFE
-  let lowInclusive = true
-  let high = SAFE
-  let highInclusive = true
+/**
+ * The integers a number schema allows, as the tightest range of its bounds (only integer
+ * literals are ever cleared, so an exclusive or fractional bound is the integer next to it).
+ */
+function integerBounds(def: Def): { from: number; to: number } {
+  let from = -SAFE
+  let to = SAFE
   for (const check of checksOf(def)) {
+    const value = check.value as number
     if (check.check === 'greater_than') {
-      if ((check.value as number) >= low) {
-        low = check.value as number
-        lowInclusive = check.inclusive === true
-      }
+      if (!Number.isFinite(value)) throw new Unsupported()
+      from = Math.max(from, check.inclusive === true ? Math.ceil(value) : Math.floor(value) + 1)
     } else if (check.check === 'less_than') {
-      if ((check.value as number) <= high) {
-        high = check.value as number
-        highInclusive = check.inclusive === true
-      }
+      if (!Number.isFinite(value)) throw new Unsupported()
+      to = Math.min(to, check.inclusive === true ? Math.floor(value) : Math.ceil(value) - 1)
     } else if (check.check !== 'number_format' || check.format !== 'safeint') throw new Unsupported()
   }
-  if (!Number.isFinite(low) || !Number.isFinite(high)) throw new Unsupported()
-  // Integer literals only (see above): their digits are what JSON.stringify writes.
+  return { from, to }
+}
+
+function numberClear(def: Def, node: JsonNode): string {
+  const { from, to } = integerBounds(def)
   // An integer of at most 15 digits, written as JSON.stringify writes it (no sign on zero).
   const number = `TRY_CAST(${node.value} AS BIGINT)`
-  return `(regexp_matches(${node.value}, '^(?:0|-?[1-9][0-9]{0,14})$') AND ${number} ${lowInclusive ? '>=' : '>'} ${bound(low)} AND ${number} ${highInclusive ? '<=' : '<'} ${bound(high)})`
+  return `(regexp_matches(${node.value}, '^(?:0|-?[1-9][0-9]{0,14})$') AND ${number} BETWEEN ${integer(from)} AND ${integer(to)})`
 }
 
 function oneOf(values: readonly unknown[], node: JsonNode): string {
@@ -398,8 +404,11 @@ function valuePattern(schema: z.ZodType, context: PatternContext, key?: string):
       return `\\[(?:${ANY_STRING}(?:,${ANY_STRING})*)?\\]`
     }
     case 'object':
+      // Flat objects only (the references are found in the text by their keys at the top).
+      if (key !== undefined) throw new Unsupported()
       return objectPattern(def, context)
     case 'union': {
+      if (key !== undefined) throw new Unsupported()
       if (def.discriminator) throw new Unsupported()
       const options = (def.options ?? []).map((option) => defOf(option))
       if (options.length === 0 || options.some((option) => option.type !== 'object')) throw new Unsupported()
@@ -431,7 +440,6 @@ function stringPattern(def: Def, context: PatternContext): string {
     // Matched inside the quotes, on text without escapes: the pattern must not match a quote or
     // a backslash, and its length bounds must be countable.
     const inner = re2(pattern).slice(1, -1)
-    if (/\.|\[\^|\\[WSDwsbB]|\\\\/.test(inner)) throw new Unsupported()
     if (min === 0 && max === Number.POSITIVE_INFINITY) return `"(?:${inner})"`
     const repeated = /^(\[[^\]]+\])\+$/.exec(inner)
     if (!repeated || max > REPEAT_MAX) throw new Unsupported()
@@ -446,25 +454,9 @@ function stringPattern(def: Def, context: PatternContext): string {
 
 /** Integers only (as numberClear), of a range the pattern spells out digit by digit. */
 function numberPattern(def: Def): string {
-  let low = 0
-  let lowInclusive = true
-  let high = Number.POSITIVE_INFINITY
-  let highInclusive = true
-  let bounded = false
-  for (const check of checksOf(def)) {
-    if (check.check === 'greater_than') {
-      low = check.value as number
-      lowInclusive = check.inclusive === true
-      bounded = true
-    } else if (check.check === 'less_than') {
-      high = check.value as number
-      highInclusive = check.inclusive === true
-    } else if (check.check !== 'number_format' || check.format !== 'safeint') throw new Unsupported()
-  }
   // Non-negative ranges below 10^15 only.
-  const from = lowInclusive ? Math.ceil(low) : Math.floor(low) + 1
-  const to = highInclusive ? Math.floor(high) : Math.ceil(high) - 1
-  if (!bounded || from < 0 || !Number.isFinite(to) || to >= 1e15 || from > to) throw new Unsupported()
+  const { from, to } = integerBounds(def)
+  if (from < 0 || to >= 1e15 || from > to) throw new Unsupported()
   const alternatives: string[] = []
   for (let digits = 1; digits <= String(to).length; digits++) {
     const first = Math.max(from, digits === 1 ? 0 : 10 ** (digits - 1))
@@ -525,10 +517,5 @@ function literal(value: string): string {
 
 function integer(value: number): string {
   if (!Number.isSafeInteger(value)) throw new Unsupported()
-  return String(value)
-}
-
-function bound(value: number): string {
-  if (!Number.isFinite(value)) throw new Unsupported()
   return String(value)
 }

@@ -1,6 +1,7 @@
-import { MODERN_EVENT_TYPES, supportsModernEvents, type TenantSettings } from '../schemas/index.js'
+import { LIMITS, MODERN_EVENT_TYPES, supportsModernEvents, type TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
+import type { FileFacts } from './ingest-file.js'
 import type { SourceFormat } from './read-source.js'
 import { REFERENCE_SOURCES } from './reference-index.js'
 import { type JsonNode, jsonNode, objectKeys, sqlClearRow, stringText } from './sql-clear.js'
@@ -50,14 +51,14 @@ export interface SqlIngestResult {
 export type SqlDeclined = { declined: string }
 
 /**
- * What the SQL path asks of a skill event file's rows, compiled once: the condition, the
- * projection that parses a row's document (`json`) into its fields and its content's members
- * once (json_transform; DuckDB's JSON functions parse their argument at every call), and the
+ * What the SQL path asks of a skill event file's rows, compiled once: the condition (row fields
+ * as the readers give them, JSON text; the content as json() writes it, matched by one pattern),
+ * the reference lookups, the projection that computes the content's text once a row, and the
  * row fields' values for the insert.
  */
 interface CompiledRows {
   clear: string
-  /** A SELECT over the read (`FROM … r` with a `json` column) with what the condition reads. */
+  /** A SELECT over a read (its row fields as columns) adding `content_text`. */
   prepared: (source: string) => string
   /** The SQL value of each row field for the insert. */
   values: Record<(typeof FIELDS)[number], string>
@@ -136,8 +137,8 @@ export async function ingestInSql(options: {
   path: string
   format: SourceFormat
   kind: EntityKind
-  /** The file's checksum, for ingested_files (computed meanwhile). */
-  checksum: Promise<string>
+  /** The file's checksum and what else its read tells (computed meanwhile). */
+  facts: Promise<FileFacts>
   /** Rows done so far, as DuckDB's progress of the insert estimates them (a few times a second). */
   onProgress?: (rows: number) => void
 }): Promise<SqlIngestResult | SqlDeclined> {
@@ -155,9 +156,12 @@ export async function ingestInSql(options: {
   let rowsRead: number | undefined
   if (options.format === 'ndjson') {
     // The typed read takes the row fields only: a row with other keys (or fewer) is JavaScript's.
+    // DuckDB's JSON reader takes a comma before } or ], which JSON.parse refuses (looked for in the
+    // raw lines, strings included: a string holding ",]" sends the file row by row too).
     const counted = await tryQuery(() =>
-      database.one<{ rows: number; other: number }>(
-        `SELECT count(*)::BIGINT AS rows, count(*) FILTER (WHERE len(json_keys(json)) <> ${FIELDS.length})::BIGINT AS other
+      database.one<{ rows: number; other: number; commas: number }>(
+        `SELECT count(*)::BIGINT AS rows, count(*) FILTER (WHERE len(json_keys(json)) <> ${FIELDS.length})::BIGINT AS other,
+                count(*) FILTER (WHERE regexp_matches(json, ${TRAILING_COMMA}))::BIGINT AS commas
            FROM read_ndjson_objects($path, format = 'newline_delimited')`,
         { path },
       ),
@@ -165,6 +169,7 @@ export async function ingestInSql(options: {
     if (!counted) return { declined: 'the JSON reader refused the file' }
     if (counted.other > 0)
       return { declined: `${counted.other} rows hold fields other than ${FIELDS.join(', ')}` }
+    if (counted.commas > 0) return { declined: `${counted.commas} rows hold a comma before } or ]` }
     rowsRead = counted.rows
   }
   const modern = supportsModernEvents(options.settings.model_configuration)
@@ -191,8 +196,14 @@ FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
       )
       const count = Number(result?.Count ?? 0)
       if (rowsRead !== undefined && count !== rowsRead) throw new Error(NOT_CLEARED)
+      // What DuckDB's readers take and JavaScript does not: white space JSON does not know, and
+      // lines longer than the row-by-row path reads.
+      const facts = await options.facts
+      if (facts.formFeedOrVerticalTab) throw new Declined('a form feed or vertical tab in the file')
+      if (options.format === 'ndjson' && facts.longestLine > LIMITS.lineChars)
+        throw new Declined(`a line of ${facts.longestLine} bytes (at most ${LIMITS.lineChars} characters)`)
       await database.run('INSERT INTO ingested_files VALUES ($1, $2, $3, $4, $5, 0, now())', [
-        await options.checksum,
+        facts.checksum,
         path,
         kind.entity,
         count,
@@ -202,11 +213,16 @@ FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
     })
     return { rowsRead: inserted, inserted, seconds: (performance.now() - started) / 1000 }
   } catch (error) {
+    if (error instanceof Declined) return { declined: error.message }
     const message = error instanceof Error ? error.message : String(error)
     if (message.includes(NOT_CLEARED)) return { declined: 'some rows need the row-by-row check' }
     // The key refused a stored or repeated external_id, or a reader refused a row: JavaScript's to explain.
     // (Or DuckDB ran out of its memory: the row-by-row path holds less at a time.)
-    if (/Constraint Error|Invalid Input Error|Conversion Error|duplicate key|Out of Memory/i.test(message)) {
+    if (
+      /Constraint Error|Invalid Input Error|Conversion Error|duplicate key|Out of Memory|IO Error/i.test(
+        message,
+      )
+    ) {
       return { declined: message.split('\n')[0] ?? message }
     }
     throw error
@@ -235,6 +251,11 @@ async function withProgress<T>(
     clearInterval(timer)
   }
 }
+
+class Declined extends Error {}
+
+/** A comma before a closing bracket (JSON.parse refuses it; DuckDB's JSON functions do not). */
+const TRAILING_COMMA = `',[ \\t\\r\\n]*[}\\]]'`
 
 /** The error a row that is not cleared raises in the insert. */
 const NOT_CLEARED = 'skillhouse: a row the SQL path does not clear'
@@ -265,7 +286,7 @@ async function csvSource(database: TenantDatabase, path: string): Promise<string
   // not JSON stops json() in `prepared`, and the file goes row by row.
   const cells = FIELDS.map((field) =>
     field === 'content'
-      ? `unnest([CASE WHEN starts_with(content, '{') THEN content END]) AS content`
+      ? `unnest([CASE WHEN starts_with(content, '{') AND NOT regexp_matches(content, ${TRAILING_COMMA}) THEN content END]) AS content`
       : `unnest([CASE WHEN ${field} <> '' THEN to_json(${field}) END]) AS ${field}`,
   )
   return `(SELECT ${cells.join(', ')} FROM read_csv($path, ${CSV_OPTIONS}))`
