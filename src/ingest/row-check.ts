@@ -38,6 +38,20 @@ export function checkRow(
       ? modelConfigurationProblems(context.kind, input as Record<string, unknown>, context.settings)
       : []
   if (outdated.length > 0) return { problems: outdated }
+  // A string with an unpaired surrogate (JSON allows the escape "\ud800") cannot be stored as
+  // text: named here, rather than failing the file's insert.
+  const malformed = malformedText(input, '')
+  if (malformed !== null) {
+    return {
+      problems: [
+        {
+          field: malformed,
+          reason:
+            'holds an unpaired UTF-16 surrogate (an escape such as \\ud800 alone), which is not text; send valid Unicode',
+        },
+      ],
+    }
+  }
   // The compiled parse settles the valid rows; zod decides (and explains) the others.
   let record = fastParseOf(context.kind.schema)?.(input) as Record<string, unknown> | undefined
   if (record === undefined) {
@@ -58,6 +72,22 @@ export function checkRow(
     ...referenceProblems(kind.references(record), context.references, kind),
   ]
   return problems.length ? { problems } : { record }
+}
+
+/** A surrogate code point: in a `u` pattern a well-formed pair is one code point, so only a lone one matches. */
+const LONE_SURROGATE = /\p{Cs}/u
+
+/** The dotted path of the first string in `value` that is not well-formed UTF-16, or null. */
+function malformedText(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : null
+  if (value === null || typeof value !== 'object') return null
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = path === '' ? key : `${path}.${key}`
+    if (LONE_SURROGATE.test(key)) return itemPath
+    const found = malformedText(item, itemPath)
+    if (found !== null) return found
+  }
+  return null
 }
 
 /** zod issues as problems: the dotted field path and a reason that says what would be valid. */

@@ -319,6 +319,7 @@ describe('the SQL path of ingest', () => {
             '"a",]',
           ),
       ],
+      ['an unpaired surrogate', () => learning('sq-surrogate', {}).replace('Kurs', '\\ud800Kurs')],
       ['a form feed before a line', () => `\f${learning('sq-ff', {})}`],
       ['a vertical tab after a line', () => `${learning('sq-vt', {})}\v`],
     ]
