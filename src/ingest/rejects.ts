@@ -24,7 +24,25 @@ export async function writeRejects(dir: string, file: string, rejects: Reject[])
   const path = join(dir, `${basename(file)}.ndjson`)
   const stream = new AtomicWriteStream(path)
   const ordered = [...rejects].sort((a, b) => (a.line ?? a.row) - (b.line ?? b.row) || a.row - b.row)
-  for (const reject of ordered) stream.write(`${JSON.stringify(reject)}\n`)
+  for (const reject of ordered) stream.write(`${rejectLine(reject)}\n`)
   await stream.commit()
   return path
+}
+
+/**
+ * A reject as one line of JSON. A record nested too deeply for JSON.stringify (thousands of
+ * levels) is left out, saying so: its line in the input file still holds it.
+ */
+function rejectLine(reject: Reject): string {
+  try {
+    return JSON.stringify(reject)
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    const { record: _record, ...rest } = reject
+    return JSON.stringify({
+      ...rest,
+      record: null,
+      record_omitted: 'nested too deeply to write here; see its line in the file',
+    })
+  }
 }

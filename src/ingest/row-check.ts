@@ -77,15 +77,25 @@ export function checkRow(
 /** A surrogate code point: in a `u` pattern a well-formed pair is one code point, so only a lone one matches. */
 const LONE_SURROGATE = /\p{Cs}/u
 
-/** The dotted path of the first string in `value` that is not well-formed UTF-16, or null. */
+/**
+ * The dotted path of the first string in `value` that is not well-formed UTF-16, or null
+ * (walked with a stack of its own: a row may nest deeper than the call stack).
+ */
 function malformedText(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : null
-  if (value === null || typeof value !== 'object') return null
-  for (const [key, item] of Object.entries(value)) {
-    const itemPath = path === '' ? key : `${path}.${key}`
-    if (LONE_SURROGATE.test(key)) return itemPath
-    const found = malformedText(item, itemPath)
-    if (found !== null) return found
+  const pending: [unknown, string][] = [[value, path]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, itemPath] = next
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) return itemPath
+    } else if (item !== null && typeof item === 'object') {
+      const entries = Object.entries(item)
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [key, member] = entries[index] as [string, unknown]
+        const memberPath = itemPath === '' ? key : `${itemPath}.${key}`
+        if (LONE_SURROGATE.test(key)) return memberPath
+        pending.push([member, memberPath])
+      }
+    }
   }
   return null
 }

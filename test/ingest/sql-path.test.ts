@@ -319,6 +319,14 @@ describe('the SQL path of ingest', () => {
             '"a",]',
           ),
       ],
+      [
+        'a value nested 20,000 deep',
+        () =>
+          learning('sq-deep', {}).replace(
+            '"Python für Einsteiger"',
+            `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+          ),
+      ],
       ['an unpaired surrogate', () => learning('sq-surrogate', {}).replace('Kurs', '\\ud800Kurs')],
       ['a form feed before a line', () => `\f${learning('sq-ff', {})}`],
       ['a vertical tab after a line', () => `${learning('sq-vt', {})}\v`],
