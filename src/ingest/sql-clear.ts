@@ -359,9 +359,24 @@ function patternClear(schema: z.ZodType, text: string, depth: number): string {
     unbounded: (max) => {
       longest = Math.min(longest, max)
     },
+    escaped: (key, max) => {
+      const keys = escapedFields.get(max) ?? []
+      keys.push(safeKey(key))
+      escapedFields.set(max, keys)
+    },
   }
+  const escapedFields = new Map<number, string[]>()
   const pattern = valuePattern(schema, context)
   const parts = [`regexp_full_match(${text}, ${literal(pattern)})`, ...extra]
+  if (escapedFields.size > 0) {
+    // A bounded string with an escape is matched without counting (see stringPattern); counted
+    // here, an escape as the one UTF-16 unit it stands for, it must not exceed the maximum.
+    // Looked for only in texts that hold an escape at all.
+    const longer = [...escapedFields].map(
+      ([max, keys]) => `"(?:${keys.join('|')})":"(?:${PLAIN}|${ESCAPE}){${integer(max + 1)}}`,
+    )
+    parts.push(`(strpos(${text}, '\\') = 0 OR NOT regexp_matches(${text}, ${literal(longer.join('|'))}))`)
+  }
   if (Number.isFinite(longest)) parts.unshift(`strlen(${text}) <= ${integer(longest)}`)
   return `(${parts.join(' AND ')})`
 }
@@ -371,6 +386,8 @@ interface PatternContext {
   array(key: string, def: Def): void
   /** A string whose maximum the pattern cannot count: the whole text is bounded by it. */
   unbounded(max: number): void
+  /** A member string of at most `max` units that the pattern lets hold escapes uncounted. */
+  escaped(key: string, max: number): void
 }
 
 /** RE2's largest counted repetition. */
@@ -380,6 +397,8 @@ const REPEAT_MAX = 1000
 const UNIT = '(?:[^"\\\\\\x{10000}-\\x{10FFFF}]|\\\\[^u]|\\\\u[0-9a-fA-F][0-9a-fA-F][0-9a-fA-F][0-9a-fA-F])'
 /** One character of a JSON string's text that is one UTF-16 unit and no escape. */
 const PLAIN = '[^"\\\\\\x{10000}-\\x{10FFFF}]'
+/** One escape of a JSON string's text (\\uXXXX with its digits spelled out, as in UNIT). */
+const ESCAPE = '\\\\(?:[^u]|u[0-9a-fA-F][0-9a-fA-F][0-9a-fA-F][0-9a-fA-F])'
 /** Any JSON string (for arrays, whose elements are checked apart). */
 const ANY_STRING = '"(?:[^"\\\\]|\\\\.)*"'
 
@@ -387,7 +406,7 @@ function valuePattern(schema: z.ZodType, context: PatternContext, key?: string):
   const def = defOf(schema)
   switch (def.type) {
     case 'string':
-      return stringPattern(def, context)
+      return stringPattern(def, context, key)
     case 'number':
       return numberPattern(def)
     case 'boolean':
@@ -432,7 +451,7 @@ function valuePattern(schema: z.ZodType, context: PatternContext, key?: string):
   }
 }
 
-function stringPattern(def: Def, context: PatternContext): string {
+function stringPattern(def: Def, context: PatternContext, key?: string): string {
   const { min, max, patterns } = stringChecks(def)
   if (patterns.length > 1) throw new Unsupported()
   const pattern = patterns[0]
@@ -446,8 +465,14 @@ function stringPattern(def: Def, context: PatternContext): string {
     return `"${repeated[1]}{${Math.max(1, min)},${integer(max)}}"`
   }
   // Counted: characters only, no escapes (a counted group of alternatives makes RE2's automaton
-  // too large to keep; a string with an escape in a bounded field is JavaScript's).
-  if (max <= REPEAT_MAX) return `"${PLAIN}{${integer(min)},${integer(max)}}"`
+  // too large to keep, ten times slower); a member string with an escape is matched uncounted,
+  // and its length checked apart (patternClear), when the minimum is at most one unit.
+  if (max <= REPEAT_MAX) {
+    const counted = `${PLAIN}{${integer(min)},${integer(max)}}`
+    if (key === undefined || min > 1) return `"${counted}"`
+    context.escaped(key, max)
+    return `"(?:${counted}|(?:${PLAIN}|${ESCAPE})*${ESCAPE}(?:${PLAIN}|${ESCAPE})*)"`
+  }
   if (Number.isFinite(max)) context.unbounded(max)
   return min > 0 ? `"${UNIT}{${integer(min)},}"` : `"${UNIT}*"`
 }

@@ -230,6 +230,14 @@ describe('the SQL path of ingest', () => {
           event('sq-valid-10', 'certificate', { name: 'AWS SAA', issuer: 'AWS', issue_date: '2023-05-01' }),
           event('sq-valid-11', 'feedback', { text: 'x'.repeat(5000), rating: 1 }),
           learning(`${'a'.repeat(100)}`, { provider: 'p'.repeat(500) }),
+          learning('sq-valid-13', {
+            title: 'The "best" course',
+            provider: 'Line\nbreak',
+            description: 'Tab\tand \\',
+          }),
+          learning('sq-valid-14', { title: `"${'t'.repeat(498)}"` }),
+          // Escapes count as the one character each stands for.
+          learning('sq-valid-15', { title: '"'.repeat(500) }),
           // JSON.stringify writes -0 as 0, and so does DuckDB's json().
           learning('sq-valid-12', { duration_hours: 12 }).replace(':12', ':-0'),
         ],
@@ -250,9 +258,10 @@ describe('the SQL path of ingest', () => {
       ['a number out of range', () => learning('sq-range', { duration_hours: 10001 })],
       ['a negative number', () => learning('sq-neg', { duration_hours: -1 })],
       ['a number with an exponent', () => learning('sq-exp', { duration_hours: 12 }).replace(':12', ':1e2')],
+      ['a title of 501 with a quote', () => learning('sq-quote-long', { title: `"${'t'.repeat(500)}` })],
       [
-        'a quote in a title (a bounded field with an escape)',
-        () => learning('sq-quote', { title: 'The "x"' }),
+        'a provider of 501 with a newline',
+        () => learning('sq-nl-long', { provider: `\n${'p'.repeat(500)}` }),
       ],
       ['a title too long', () => learning('sq-long', { title: 't'.repeat(501) })],
       ['an empty title', () => learning('sq-empty', { title: '' })],
