@@ -10,22 +10,25 @@ import { checksOf, type Def, defOf, stringChecks, Unsupported } from './zod-def.
  * - an object's keys come in the schema's order (zod's output order), each once;
  * - numbers are integer literals within ±(2^53 − 1) (JSON.stringify writes them as they came;
  *   a decimal like `22.0` it would shorten, so such a row is left to JavaScript).
- * Strings are measured conservatively (UTF-8 bytes against a maximum, which are never fewer
- * than the code points zod counts); patterns are used only when their JavaScript source means
- * the same in DuckDB's RE2. Anything else (defaults, transforms, refinements, …) compiles to
- * nothing: `null`, and those rows keep the JavaScript path.
+ * Two forms: field by field with DuckDB's JSON functions (`jsonNode`), where strings are measured
+ * conservatively (UTF-8 bytes against a maximum, never fewer than the code points zod counts);
+ * and, for an object whose text as json() writes it is at hand, one regular expression over that
+ * text (`patternClear`), which counts characters of the Basic Multilingual Plane and escapes
+ * exactly and leaves other characters in bounded fields to JavaScript. Patterns are used only
+ * when their JavaScript source means the same in DuckDB's RE2. Anything else (defaults,
+ * transforms, refinements, …) compiles to nothing: `null`, and those rows keep the JavaScript
+ * path.
  *
  * The SQL is made of the schema's constants only (keys, enum values, patterns, bounds): never
  * of input.
  */
 
 /**
- * A JSON value in SQL, as the text DuckDB writes for it (json_extract, json_transform to JSON,
- * json_object: minified, so its first character tells its type), with the expression of its
- * keys (when an object) and its members. `jsonNode` asks DuckDB's JSON functions for keys and
- * members; a caller may hand in nodes whose keys and members it computed once a row
- * (json_keys and json_transform of a column), so that the condition does not parse the same
- * text again for every field. NULL (absent) fails every test.
+ * A JSON value in SQL, as the text DuckDB gives for it (json_extract, a JSON column of its
+ * readers, to_json: no white space around it, so its first character tells its type), with the
+ * expression of its keys (when an object) and its members. `jsonNode` asks DuckDB's JSON
+ * functions for keys and members; a caller may hand in nodes it computed otherwise (the
+ * content's text, once a row). NULL (absent) fails every test.
  */
 export interface JsonNode {
   value: string
