@@ -57,6 +57,35 @@ async function both(paths: string[]) {
   return { bySql, byRows }
 }
 
+/**
+ * Two fresh tenants ingest `paths`, one with the SQL path allowed and one without; `verify` gets
+ * the first one's summary of its skill events and both tenants' stored events.
+ */
+async function inFreshTenants(
+  name: string,
+  paths: string[],
+  verify: (
+    events: IngestSummary['files'][number] | undefined,
+    stored: { bySql: unknown[]; byRows: unknown[] },
+  ) => Promise<void>,
+) {
+  const dir = join(temp.dir, name)
+  const bySql = await createOpenTenant(join(dir, 'sql'), name)
+  const byRows = await createOpenTenant(join(dir, 'rows'), name)
+  try {
+    const options = { paths, rejectsDir: join(dir, 'rejects') }
+    const summary = await ingestPaths({ database: bySql.database, settings: bySql.settings, ...options })
+    await ingestPaths({ database: byRows.database, settings: byRows.settings, ...options, sqlPath: false })
+    await verify(
+      summary.files.find((file) => file.entity === 'skill_events'),
+      { bySql: await storedEvents(bySql), byRows: await storedEvents(byRows) },
+    )
+  } finally {
+    bySql.database.close()
+    byRows.database.close()
+  }
+}
+
 beforeAll(async () => {
   sql = await createOpenTenant(join(temp.dir, 'data-sql'))
   rows = await createOpenTenant(join(temp.dir, 'data-rows'))
@@ -86,26 +115,11 @@ describe('the SQL path of ingest', () => {
 
   it('stores a generated CSV file exactly as the row-by-row check does', async () => {
     // Tenants of its own: the generator numbers events the same whatever the format.
-    const csv = join(temp.dir, 'csv')
-    const sqlCsv = await createOpenTenant(join(csv, 'sql'), 'csv')
-    const rowsCsv = await createOpenTenant(join(csv, 'rows'), 'csv')
-    try {
-      const options = { paths: [generatedCsv], rejectsDir: join(csv, 'rejects') }
-      const bySql = await ingestPaths({ database: sqlCsv.database, settings: sqlCsv.settings, ...options })
-      await ingestPaths({
-        database: rowsCsv.database,
-        settings: rowsCsv.settings,
-        ...options,
-        sqlPath: false,
-      })
-      const events = bySql.files.find((file) => file.entity === 'skill_events')
+    await inFreshTenants('csv', [generatedCsv], async (events, stored) => {
       expect(events?.checked).toBe('sql')
       expect(events?.rows_inserted).toBe(4000)
-      expect(await storedEvents(sqlCsv)).toEqual(await storedEvents(rowsCsv))
-    } finally {
-      sqlCsv.database.close()
-      rowsCsv.database.close()
-    }
+      expect(stored.bySql).toEqual(stored.byRows)
+    })
   })
 
   it('leaves a file it has stored already to the row-by-row check, which finds every row unchanged', async () => {
@@ -117,29 +131,10 @@ describe('the SQL path of ingest', () => {
   })
 
   it('stores the demo skill events (four languages, every event type) as the row-by-row check does', async () => {
-    const demo = join(temp.dir, 'demo')
-    const sqlDemo = await createOpenTenant(join(demo, 'sql'), 'demo')
-    const rowsDemo = await createOpenTenant(join(demo, 'rows'), 'demo')
-    try {
-      const bySql = await ingestPaths({
-        database: sqlDemo.database,
-        settings: sqlDemo.settings,
-        paths: [fixture('demo')],
-        rejectsDir: join(demo, 'rejects'),
-      })
-      await ingestPaths({
-        database: rowsDemo.database,
-        settings: rowsDemo.settings,
-        paths: [fixture('demo')],
-        rejectsDir: join(demo, 'rejects'),
-        sqlPath: false,
-      })
-      expect(bySql.files.find((file) => file.entity === 'skill_events')?.checked).toBe('sql')
-      expect(await storedEvents(sqlDemo)).toEqual(await storedEvents(rowsDemo))
-    } finally {
-      sqlDemo.database.close()
-      rowsDemo.database.close()
-    }
+    await inFreshTenants('demo', [fixture('demo')], async (events, stored) => {
+      expect(events?.checked).toBe('sql')
+      expect(stored.bySql).toEqual(stored.byRows)
+    })
   })
 
   describe('a row either path might read differently', () => {
