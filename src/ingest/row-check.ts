@@ -78,13 +78,15 @@ export function checkRow(
 const LONE_SURROGATE = /\p{Cs}/u
 
 /**
- * The dotted path of the first string in `value` that is not well-formed UTF-16, or null
- * (walked with a stack of its own: a row may nest deeper than the call stack).
+ * The dotted path of the first string (or key) in `value` that is not well-formed UTF-16, or
+ * null. Every row is asked, so paths are built only once a walk has found one (a second walk);
+ * both walks keep a stack of their own (a row may nest deeper than the call stack).
  */
 function malformedText(value: unknown, path: string): string | null {
+  if (!holdsLoneSurrogate(value)) return null
   const pending: [unknown, string][] = [[value, path]]
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [item, itemPath] = next
+  while (pending.length > 0) {
+    const [item, itemPath] = pending.pop() as [unknown, string]
     if (typeof item === 'string') {
       if (LONE_SURROGATE.test(item)) return itemPath
     } else if (item !== null && typeof item === 'object') {
@@ -97,7 +99,23 @@ function malformedText(value: unknown, path: string): string | null {
       }
     }
   }
-  return null
+  return path
+}
+
+function holdsLoneSurrogate(value: unknown): boolean {
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const item = pending.pop()
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) return true
+    } else if (item !== null && typeof item === 'object') {
+      for (const [key, member] of Object.entries(item)) {
+        if (LONE_SURROGATE.test(key)) return true
+        pending.push(member)
+      }
+    }
+  }
+  return false
 }
 
 /** zod issues as problems: the dotted field path and a reason that says what would be valid. */

@@ -44,7 +44,6 @@ export const SKILL_EVENT_HASH = (
 export interface SqlIngestResult {
   rowsRead: number
   inserted: number
-  seconds: number
 }
 
 /** Why the SQL path left a file to JavaScript (for the summary's phases and the tests). */
@@ -147,7 +146,6 @@ export async function ingestInSql(options: {
   if (options.format !== 'ndjson' && options.format !== 'csv') return { declined: `format ${options.format}` }
   const rows = compiledRows(kind)
   if (rows === null) return { declined: 'schema not compiled' }
-  const started = performance.now()
   const source = options.format === 'ndjson' ? ndjsonSource() : await csvSource(database, path)
   if (source === null) return { declined: 'columns other than the row fields' }
   // The number of rows, when known beforehand: the insert then filters on the condition and
@@ -211,7 +209,7 @@ FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
       ])
       return count
     })
-    return { rowsRead: inserted, inserted, seconds: (performance.now() - started) / 1000 }
+    return { rowsRead: inserted, inserted }
   } catch (error) {
     if (error instanceof Declined) return { declined: error.message }
     const message = error instanceof Error ? error.message : String(error)
