@@ -52,6 +52,25 @@ export function jsonNode(value: string): JsonNode {
   }
 }
 
+/**
+ * Conditions that must all hold, asked in their order: each only of the rows the ones before it
+ * held for. Inside an expression (a CASE branch, a coalesce, a lambda) DuckDB evaluates every
+ * operand of an AND for every row, while a CASE asks its THEN only of the rows its WHEN selected:
+ * nested CASEs make the expensive checks (the patterns) run on the rows that got that far. The
+ * rows it holds for are those the AND of the parts holds for; where the AND would be NULL it may be
+ * false, which a clear condition never tells apart (it is only ever a filter, never negated).
+ */
+function allOf(parts: readonly string[]): string {
+  if (parts.length === 0) return 'true'
+  return parts.reduceRight((rest, part) => `(CASE WHEN ${part} THEN ${rest} ELSE false END)`)
+}
+
+/** Conditions of which one must hold, asked in their order, each only of the rows not yet held (see allOf). */
+function anyOf(parts: readonly string[]): string {
+  if (parts.length === 0) return 'false'
+  return parts.reduceRight((rest, part) => `(CASE WHEN ${part} THEN true ELSE ${rest} END)`)
+}
+
 /** The largest integers of the number rule (15 digits) are well inside this. */
 const SAFE = Number.MAX_SAFE_INTEGER
 
@@ -118,7 +137,7 @@ function row(schema: z.ZodType, fields: Fields): string {
   if (def.type !== 'union' || !def.discriminator) throw new Unsupported()
   const discriminator = def.discriminator
   const tag = fields(discriminator)
-  const branches: string[] = []
+  const options: { value: string; checks: FieldCheck[] }[] = []
   const seen = new Set<string>()
   for (const option of def.options ?? []) {
     const optionDef = defOf(option)
@@ -128,11 +147,30 @@ function row(schema: z.ZodType, fields: Fields): string {
       if (typeof value !== 'string' || !/^[\w .:-]*$/.test(value)) throw new Unsupported()
       if (seen.has(value)) continue
       seen.add(value)
-      branches.push(`WHEN ${literal(JSON.stringify(value))} THEN ${topFieldsClear(optionDef, fields)}`)
+      // The tag's own check is the branch's WHEN.
+      const checks = topFieldChecks(optionDef, fields).filter((check) => check.key !== discriminator)
+      options.push({ value, checks })
     }
   }
+  // A field every option checks alike is checked once, before the branches (it would otherwise be
+  // asked in each branch that ends up evaluated).
+  const common = (options[0]?.checks ?? []).filter((check) =>
+    options.every((option) =>
+      option.checks.some((other) => other.key === check.key && other.sql === check.sql),
+    ),
+  )
+  const hoisted = new Set(common.map((check) => check.key))
+  const branches = options.map(
+    (option) =>
+      `WHEN ${literal(JSON.stringify(option.value))} THEN ${allOf(
+        option.checks.filter((check) => !hoisted.has(check.key)).map((check) => check.sql),
+      )}`,
+  )
   // Compared as JSON text (the tags are plain names, written without escapes).
-  return `(CASE ${tag.value} ${branches.join(' ')} ELSE false END)`
+  return allOf([
+    ...common.map((check) => check.sql),
+    `(CASE ${tag.value} ${branches.join(' ')} ELSE false END)`,
+  ])
 }
 
 /**
@@ -140,8 +178,12 @@ function row(schema: z.ZodType, fields: Fields): string {
  * field and a JSON null alike as NULL (which zod tells apart for an optional field).
  */
 function topFieldsClear(def: Def, fields: Fields): string {
+  return allOf(topFieldChecks(def, fields).map((check) => check.sql))
+}
+
+function topFieldChecks(def: Def, fields: Fields): FieldCheck[] {
   if (fieldsOf(def).some((field) => field.optional)) throw new Unsupported()
-  return fieldsClear(def, fields, 1)
+  return fieldChecks(def, fields, 1)
 }
 
 function compile(schema: z.ZodType, node: JsonNode, depth: number): string {
@@ -180,13 +222,13 @@ function stringClear(def: Def, node: JsonNode): string {
   if (Number.isFinite(max)) parts.push(`strlen(${node.value}) - 2 <= ${integer(max)}`)
   if (min === 1) parts.push(`${node.value} <> '""'`)
   else if (min > 1) parts.push(`length(${stringText(node)}) >= ${integer(min)}`)
-  if (patterns.length === 0) return `(${[isString(node), ...parts].join(' AND ')})`
+  if (patterns.length === 0) return allOf([isString(node), ...parts])
   // Patterned strings without an escape only (else JavaScript decides): the pattern is then
   // matched on the JSON text, quotes included.
   const quoted = patterns.map(
     (pattern) => `regexp_matches(${node.value}, ${literal(`^"(?:${re2(pattern).slice(1, -1)})"$`)})`,
   )
-  return `(strpos(${node.value}, '\\') = 0 AND ${[...quoted, ...parts].join(' AND ')})`
+  return allOf([`strpos(${node.value}, '\\') = 0`, ...parts, ...quoted])
 }
 
 /**
@@ -242,7 +284,10 @@ function numberClear(def: Def, node: JsonNode): string {
   const { from, to } = integerBounds(def)
   // An integer of at most 15 digits, written as JSON.stringify writes it (no sign on zero).
   const number = `TRY_CAST(${node.value} AS BIGINT)`
-  return `(regexp_matches(${node.value}, '^(?:0|-?[1-9][0-9]{0,14})$') AND ${number} BETWEEN ${integer(from)} AND ${integer(to)})`
+  return allOf([
+    `regexp_matches(${node.value}, '^(?:0|-?[1-9][0-9]{0,14})$')`,
+    `${number} BETWEEN ${integer(from)} AND ${integer(to)}`,
+  ])
 }
 
 function oneOf(values: readonly unknown[], node: JsonNode): string {
@@ -269,7 +314,10 @@ function arrayClear(def: Def, node: JsonNode, depth: number): string {
   parts.push(
     `coalesce(list_bool_and(list_transform(${list}, ${element} -> coalesce(${compile(def.element as z.ZodType, jsonNode(element), depth + 1)}, false))), true)`,
   )
-  return `(starts_with(${node.value}, '[') AND coalesce(list_bool_and(list_transform([json_extract(${node.value}, '$[*]')], ${list} -> ${parts.join(' AND ')})), false))`
+  return allOf([
+    `starts_with(${node.value}, '[')`,
+    `coalesce(list_bool_and(list_transform([json_extract(${node.value}, '$[*]')], ${list} -> ${allOf(parts)})), false)`,
+  ])
 }
 
 interface Field {
@@ -295,13 +343,21 @@ function fieldsOf(def: Def): Field[] {
  * NULL; so is a JSON null in a transformed object, which `objectClear` rules out beforehand.
  */
 function fieldsClear(def: Def, field: (key: string) => JsonNode, depth: number): string {
-  return `(${fieldsOf(def)
-    .map(({ key, schema, optional }) => {
-      const member = field(key)
-      const clear = compile(schema, member, depth)
-      return optional ? `(${member.value} IS NULL OR ${clear})` : clear
-    })
-    .join(' AND ')})`
+  return allOf(fieldChecks(def, field, depth).map((check) => check.sql))
+}
+
+/** One field's condition. */
+interface FieldCheck {
+  key: string
+  sql: string
+}
+
+function fieldChecks(def: Def, field: (key: string) => JsonNode, depth: number): FieldCheck[] {
+  return fieldsOf(def).map(({ key, schema, optional }) => {
+    const member = field(key)
+    const clear = compile(schema, member, depth)
+    return { key, sql: optional ? anyOf([`${member.value} IS NULL`, clear]) : clear }
+  })
 }
 
 /** How many keys a comma-joined list of keys names. */
@@ -320,7 +376,13 @@ function objectClear(def: Def, node: JsonNode, depth: number): string {
   // member is null (anywhere in the text: conservative, a string holding ": null" is JavaScript's).
   const order = `^${fields.map((field) => `(?:${field.key}(?:,|$))?`).join('')}$`
   const keys = node.keys
-  return `(starts_with(${node.value}, '{') AND NOT regexp_matches(${node.value}, ':\\s*null') AND regexp_matches(${keys}, ${literal(order)}) AND ${keyCount(keys)} = ${presentCount(fields, node)} AND ${fieldsClear(def, (key) => node.member(key), depth)})`
+  return allOf([
+    `starts_with(${node.value}, '{')`,
+    `NOT regexp_matches(${node.value}, ':\\s*null')`,
+    `regexp_matches(${keys}, ${literal(order)})`,
+    `${keyCount(keys)} = ${presentCount(fields, node)}`,
+    fieldsClear(def, (key) => node.member(key), depth),
+  ])
 }
 
 /** Certainly not this strict object: not an object, a required key missing, or a key it does not know. */
@@ -338,9 +400,9 @@ function unionClear(def: Def, node: JsonNode, depth: number): string {
   const alternatives: string[] = []
   for (let index = 0; index < options.length; index++) {
     const before = options.slice(0, index).map((option) => objectFails(option, node))
-    alternatives.push(`(${[...before, objectClear(options[index] as Def, node, depth)].join(' AND ')})`)
+    alternatives.push(allOf([...before, objectClear(options[index] as Def, node, depth)]))
   }
-  return `(${alternatives.join(' OR ')})`
+  return anyOf(alternatives)
 }
 
 /**
@@ -357,7 +419,7 @@ function patternClear(schema: z.ZodType, text: string, depth: number): string {
   const context: PatternContext = {
     array: (key, array) => {
       const member = jsonNode(`json_extract(${text}, ${literal(`$.${safeKey(key)}`)})`)
-      extra.push(`(strpos(${text}, ${literal(`"${key}":`)}) = 0 OR ${arrayClear(array, member, depth)})`)
+      extra.push(anyOf([`strpos(${text}, ${literal(`"${key}":`)}) = 0`, arrayClear(array, member, depth)]))
     },
     unbounded: (max) => {
       longest = Math.min(longest, max)
@@ -378,10 +440,12 @@ function patternClear(schema: z.ZodType, text: string, depth: number): string {
     const longer = [...escapedFields].map(
       ([max, keys]) => `"(?:${keys.join('|')})":"(?:${PLAIN}|${ESCAPE}){${integer(max + 1)}}`,
     )
-    parts.push(`(strpos(${text}, '\\') = 0 OR NOT regexp_matches(${text}, ${literal(longer.join('|'))}))`)
+    parts.push(
+      anyOf([`strpos(${text}, '\\') = 0`, `NOT regexp_matches(${text}, ${literal(longer.join('|'))})`]),
+    )
   }
   if (Number.isFinite(longest)) parts.unshift(`strlen(${text}) <= ${integer(longest)}`)
-  return `(${parts.join(' AND ')})`
+  return allOf(parts)
 }
 
 interface PatternContext {
