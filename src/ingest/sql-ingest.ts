@@ -148,28 +148,15 @@ export async function ingestInSql(options: {
   if (rows === null) return { declined: 'schema not compiled' }
   const source = options.format === 'ndjson' ? ndjsonSource() : await csvSource(database, path)
   if (source === null) return { declined: 'columns other than the row fields' }
-  // The number of rows, when known beforehand: the insert then filters on the condition and
-  // must insert them all; else a row the condition does not clear stops the insert (error()),
-  // which costs the filter its short cuts.
-  let rowsRead: number | undefined
-  if (options.format === 'ndjson') {
-    // The typed read takes the row fields only: a row with other keys (or fewer) is JavaScript's.
-    // DuckDB's JSON reader takes a comma before } or ], which JSON.parse refuses (looked for in the
-    // raw lines, strings included: a string holding ",]" sends the file row by row too).
-    const counted = await tryQuery(() =>
-      database.one<{ rows: number; other: number; commas: number }>(
-        `SELECT count(*)::BIGINT AS rows, count(*) FILTER (WHERE len(json_keys(json)) <> ${FIELDS.length})::BIGINT AS other,
-                count(*) FILTER (WHERE regexp_matches(json, ${TRAILING_COMMA}))::BIGINT AS commas
-           FROM read_ndjson_objects($path, format = 'newline_delimited')`,
-        { path },
-      ),
-    )
-    if (!counted) return { declined: 'the JSON reader refused the file' }
-    if (counted.other > 0)
-      return { declined: `${counted.other} rows hold fields other than ${FIELDS.join(', ')}` }
-    if (counted.commas > 0) return { declined: `${counted.commas} rows hold a comma before } or ]` }
-    rowsRead = counted.rows
-  }
+  // NDJSON: the rows are counted (and their keys and commas looked at) by a second read of the
+  // file on a connection of its own, beside the insert (which leaves a share of both cores idle):
+  // the insert filters on the condition, and must then have inserted them all. CSV: a row the
+  // condition does not clear stops the insert (error()).
+  const counting = options.format === 'ndjson' ? countRows(database, path) : undefined
+  let rowsExpected = 0
+  void counting?.then((counted) => {
+    if (counted) rowsExpected = counted.rows
+  })
   const modern = supportsModernEvents(options.settings.model_configuration)
     ? []
     : [`${rows.values.event_type} NOT IN (${MODERN_EVENT_TYPES.map((type) => `'${type}'`).join(', ')})`]
@@ -181,7 +168,7 @@ SELECT external_id, employee_id, event_type, timestamp::DATE, content, source,
 FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
         FROM (${rows.prepared(source)}) r
        WHERE ${
-         rowsRead !== undefined
+         counting !== undefined
            ? [rows.clear, ...rows.references, ...modern].join('\n         AND ')
            : `CASE WHEN ${[rows.clear, ...rows.references, ...modern].join('\n         AND ')} THEN true ELSE error('${NOT_CLEARED}') END`
        })`
@@ -189,11 +176,22 @@ FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
     const inserted = await database.transaction(async () => {
       const result = await withProgress(
         database,
-        (share) => options.onProgress?.(Math.round(share * (rowsRead ?? 0))),
+        (share) => options.onProgress?.(Math.round(share * rowsExpected)),
         () => database.one<{ Count: number }>(insert, { path }),
       )
       const count = Number(result?.Count ?? 0)
-      if (rowsRead !== undefined && count !== rowsRead) throw new Error(NOT_CLEARED)
+      if (counting !== undefined) {
+        const counted = await counting
+        // The typed read takes the row fields only: a row with other keys (or fewer) is
+        // JavaScript's. DuckDB's JSON reader takes a comma before } or ], which JSON.parse refuses
+        // (looked for in the raw lines, strings included: a string holding ",]" sends the file row
+        // by row too).
+        if (!counted) throw new Declined('the JSON reader refused the file')
+        if (counted.other > 0)
+          throw new Declined(`${counted.other} rows hold fields other than ${FIELDS.join(', ')}`)
+        if (counted.commas > 0) throw new Declined(`${counted.commas} rows hold a comma before } or ]`)
+        if (count !== counted.rows) throw new Error(NOT_CLEARED)
+      }
       // What DuckDB's readers take and JavaScript does not: white space JSON does not know, and
       // lines longer than the row-by-row path reads.
       const facts = await options.facts
@@ -224,6 +222,9 @@ FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
       return { declined: message.split('\n')[0] ?? message }
     }
     throw error
+  } finally {
+    // Nothing of the file's reads outlives the attempt.
+    await counting
   }
 }
 
@@ -288,6 +289,27 @@ async function csvSource(database: TenantDatabase, path: string): Promise<string
       : `unnest([CASE WHEN ${field} <> '' THEN to_json(${field}) END]) AS ${field}`,
   )
   return `(SELECT ${cells.join(', ')} FROM read_csv($path, ${CSV_OPTIONS}))`
+}
+
+/** An NDJSON file's rows, those with keys other than the row fields, and those with a trailing comma. */
+async function countRows(
+  database: TenantDatabase,
+  path: string,
+): Promise<{ rows: number; other: number; commas: number } | undefined> {
+  const reader = await tryQuery(() => database.sibling())
+  if (!reader) return undefined
+  try {
+    return await tryQuery(() =>
+      reader.one<{ rows: number; other: number; commas: number }>(
+        `SELECT count(*)::BIGINT AS rows, count(*) FILTER (WHERE len(json_keys(json)) <> ${FIELDS.length})::BIGINT AS other,
+                count(*) FILTER (WHERE regexp_matches(json, ${TRAILING_COMMA}))::BIGINT AS commas
+           FROM read_ndjson_objects($path, format = 'newline_delimited')`,
+        { path },
+      ),
+    )
+  } finally {
+    reader.close()
+  }
 }
 
 async function tryQuery<T>(query: () => Promise<T>): Promise<T | undefined> {
