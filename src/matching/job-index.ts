@@ -112,23 +112,30 @@ async function buildJobIndex(
   const jobIds = await entityIds(database, 'jobs')
   // Only the skills some job asks for are numbered: an employee's other skills cannot count (and
   // are not read).
-  const { skillIds, employees, jobProfiles } = await withSkillNumbering(
+  const { skillIds, employees, postings, jobProfiles, lowData } = await withSkillNumbering(
     database,
     vendor,
     ['jobs'],
-    async (numbering) => ({
-      skillIds: numbering.ids,
-      employees: await readProfileColumns(database, 'employees', vendor, employeeIds, numbering),
-      jobProfiles: await readProfileColumns(database, 'jobs', vendor, jobIds, numbering),
-    }),
+    async (numbering) => {
+      const employees = await readProfileColumns(database, 'employees', vendor, employeeIds, numbering, {
+        held: true,
+      })
+      // The inverted index is made here while DuckDB reads the jobs' profiles and the flags.
+      const rest = (async () => ({
+        jobProfiles: await readProfileColumns(database, 'jobs', vendor, jobIds, numbering),
+        lowData: await lowDataFlags(database, 'employees', vendor, employeeIds),
+      }))()
+      rest.catch(() => undefined)
+      const postings = invert(employees, numbering.ids.length)
+      return { skillIds: numbering.ids, employees, postings, ...(await rest) }
+    },
   )
-  const lowData = await lowDataFlags(database, 'employees', vendor, employeeIds)
   const data: JobMatchData = {
     employeeCount: employeeIds.length,
     jobCount: jobIds.length,
     skillCount: skillIds.length,
     employees,
-    postings: invert(employees, skillIds.length),
+    postings,
     jobs: weighJobs(jobProfiles, skillIds, features),
   }
   const index: JobIndex = {

@@ -21,6 +21,12 @@ export interface ProfileColumns {
   level: Uint8Array
   /** 1 when critical (governed_critical, else inferred_critical). */
   critical: Uint8Array
+  /**
+   * The rows again as pairs (skill · 8 + level, strength), when the read was asked for them: what
+   * the job scorer reads of a candidate's profile then lies in a few neighbouring cache lines
+   * rather than in three arrays (score-job-candidates.ts).
+   */
+  held?: Float64Array
 }
 
 /** The entity tables matching (and the skill gap) numbers; never built from request input. */
@@ -246,6 +252,7 @@ export async function readProfileColumns(
   vendor: ExternalVendor,
   ids: readonly string[],
   numbering: SkillNumbering,
+  options: { held?: boolean } = {},
 ): Promise<ProfileColumns> {
   // A row's skill, level
   // (0–5) and critical flag come in one integer (skill · 16 + level · 2 + critical), since each
@@ -282,18 +289,25 @@ export async function readProfileColumns(
     level: sharedUint8(rows),
     critical: sharedUint8(rows),
   }
+  const held = options.held ? sharedFloat64(2 * rows) : undefined
   for (const column of columns) {
     for (let row = 0; row < column.count; row++) {
       const entity = column.entity[row] as number
       const at = fill[entity] as number
       fill[entity] = at + 1
       const code = column.code[row] as number
+      const strength = column.strength[row] as number
       out.skill[at] = code >>> 4
-      out.strength[at] = column.strength[row] as number
+      out.strength[at] = strength
       out.level[at] = (code >>> 1) & 7
       out.critical[at] = code & 1
+      if (held) {
+        held[2 * at] = (code >>> 4) * 8 + ((code >>> 1) & 7)
+        held[2 * at + 1] = strength
+      }
     }
   }
+  if (held) out.held = held
   return out
 }
 

@@ -66,9 +66,10 @@ const interleaved = new WeakMap<ProfileColumns, Float64Array>()
 /**
  * The employees' profile rows as pairs (skill · 8 + level, strength): what scoring a candidate
  * reads of its profile then lies in a few neighbouring cache lines rather than in three arrays.
- * Made once per thread and index.
+ * Those the index was read with (shared by every thread), else made once per thread and index.
  */
 function heldSkills(employees: ProfileColumns): Float64Array {
+  if (employees.held) return employees.held
   let rows = interleaved.get(employees)
   if (!rows) {
     rows = new Float64Array(2 * employees.skill.length)
