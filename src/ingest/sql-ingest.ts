@@ -146,7 +146,7 @@ export async function ingestInSql(options: {
   if (options.format !== 'ndjson' && options.format !== 'csv') return { declined: `format ${options.format}` }
   const rows = compiledRows(kind)
   if (rows === null) return { declined: 'schema not compiled' }
-  const source = options.format === 'ndjson' ? ndjsonSource() : await csvSource(database, path)
+  const source = options.format === 'ndjson' ? rows.prepared(ndjsonSource()) : await csvSource(database, path)
   if (source === null) return { declined: 'columns other than the row fields' }
   // NDJSON: the rows are counted (and their keys and commas looked at) by a second read of the
   // file on a connection of its own, beside the insert (which leaves a share of both cores idle):
@@ -166,7 +166,7 @@ INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, conte
 SELECT external_id, employee_id, event_type, timestamp::DATE, content, source,
        ${SKILL_EVENT_HASH('employee_id', 'event_type', 'timestamp', 'source', 'content')}, now(), nextval('change_seq')
 FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
-        FROM (${rows.prepared(source)}) r
+        FROM (${source}) r
        WHERE ${
          counting !== undefined
            ? [rows.clear, ...rows.references, ...modern].join('\n         AND ')
@@ -269,10 +269,10 @@ function ndjsonSource(): string {
 const CSV_OPTIONS = `all_varchar = true, header = true, delim = ',', quote = '"', escape = '"'`
 
 /**
- * The CSV read as JSON-typed row fields, when the header names exactly the row fields
- * (a dotted or unknown column is the JavaScript path's): cells are strings, an empty cell is
- * absent (NULL here, which no row field allows), and the content cell is JSON when it starts
- * with `{` (read-source.ts's conventions).
+ * The CSV read as JSON-typed row fields and the content's text (what `prepared` makes of an
+ * NDJSON read), when the header names exactly the row fields (a dotted or unknown column is the
+ * JavaScript path's): cells are strings, an empty cell is absent (NULL here, which no row field
+ * allows), and the content cell is JSON when it starts with `{` (read-source.ts's conventions).
  */
 async function csvSource(database: TenantDatabase, path: string): Promise<string | null> {
   const header = await tryQuery(() =>
@@ -281,14 +281,14 @@ async function csvSource(database: TenantDatabase, path: string): Promise<string
   if (!header) return null
   const names = header.map((column) => column.column_name)
   if (names.length !== FIELDS.length || !FIELDS.every((field) => names.includes(field))) return null
-  // Through UNNEST, so that each cell is converted once (see `prepared`); a content cell that is
-  // not JSON stops json() in `prepared`, and the file goes row by row.
+  // One UNNEST, so that each cell is converted once (see `prepared`); a content cell that is not
+  // JSON stops json(), and the file goes row by row.
   const cells = FIELDS.map((field) =>
     field === 'content'
-      ? `unnest([CASE WHEN starts_with(content, '{') AND NOT regexp_matches(content, ${TRAILING_COMMA}) THEN content END]) AS content`
+      ? `unnest([json(CASE WHEN starts_with(content, '{') AND NOT regexp_matches(content, ${TRAILING_COMMA}) THEN content END)::VARCHAR]) AS content_text`
       : `unnest([CASE WHEN ${field} <> '' THEN to_json(${field}) END]) AS ${field}`,
   )
-  return `(SELECT ${cells.join(', ')} FROM read_csv($path, ${CSV_OPTIONS}))`
+  return `SELECT ${cells.join(', ')} FROM read_csv($path, ${CSV_OPTIONS})`
 }
 
 /** An NDJSON file's rows, those with keys other than the row fields, and those with a trailing comma. */
