@@ -1,9 +1,10 @@
 import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api'
+import type { DuckDBValue } from '@duckdb/node-api'
 import type { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
 import type { PropertyType } from '../schemas/index.js'
+import { createDuckDBInstance } from '../store/duckdb-instance.js'
 import { csvCellsToRecord } from './csv-record.js'
 import { LineSplitter, tooLongReason } from './line-splitter.js'
 
@@ -144,11 +145,9 @@ export function arrayElementLines(text: string): number[] {
   return lines
 }
 
-const OFFLINE = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' } as const
-
 /** An in-memory DuckDB for reading files, so that reading never contends with the tenant's writes. */
 async function scratch() {
-  const instance = await DuckDBInstance.create(':memory:', OFFLINE)
+  const instance = await createDuckDBInstance(':memory:')
   return { instance, connection: await instance.connect() }
 }
 

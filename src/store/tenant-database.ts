@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import {
   type DuckDBAppender,
   type DuckDBConnection,
-  DuckDBInstance,
+  type DuckDBInstance,
   DuckDBListValue,
   type DuckDBPreparedStatement,
   type DuckDBType,
@@ -11,19 +11,18 @@ import {
   VARCHAR,
 } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
+import { createDuckDBInstance } from './duckdb-instance.js'
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations.js'
 
 export type SqlParams = DuckDBValue[] | Record<string, DuckDBValue>
 export type Row = Record<string, unknown>
 
 /**
- * Extensions never autoload or install: nothing is downloaded at run time (STACK.md). Memory is
- * bounded (DuckDB spills to disk beyond it) so that a batch stays within a known footprint;
- * SKILLHOUSE_DUCKDB_MEMORY overrides the limit.
+ * Memory is bounded (DuckDB spills to disk beyond it) so that a batch stays within a known
+ * footprint; SKILLHOUSE_DUCKDB_MEMORY overrides the limit. (Extensions never load: see
+ * duckdb-instance.ts.)
  */
-const OFFLINE_OPTIONS = {
-  autoinstall_known_extensions: 'false',
-  autoload_known_extensions: 'false',
+const TENANT_OPTIONS = {
   memory_limit: process.env.SKILLHOUSE_DUCKDB_MEMORY ?? '512MB',
   preserve_insertion_order: 'false',
 }
@@ -78,8 +77,8 @@ export class TenantDatabase {
     }
     let instance: DuckDBInstance
     try {
-      instance = await DuckDBInstance.create(path, {
-        ...OFFLINE_OPTIONS,
+      instance = await createDuckDBInstance(path, {
+        ...TENANT_OPTIONS,
         ...(options.readOnly ? { access_mode: 'READ_ONLY' } : {}),
         ...(options.checkpointThreshold ? { checkpoint_threshold: options.checkpointThreshold } : {}),
       })

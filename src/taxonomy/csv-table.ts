@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs'
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import { errors, isSkillhouseError } from '../errors/skillhouse-error.js'
+import { createDuckDBInstance } from '../store/duckdb-instance.js'
 
 /** Columns of a CSV file read whole: the header's names and one array of cells per column ('' when empty). */
 export interface CsvTable {
@@ -10,7 +11,6 @@ export interface CsvTable {
   column(name: string): readonly string[] | undefined
 }
 
-const OFFLINE = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' } as const
 const ROW = '\u001e'
 const FIELD = '\u001f'
 /** Column names that may appear, quoted, in the SQL text: letters, digits, space, `_`, `.`, `-`. */
@@ -33,7 +33,7 @@ export class CsvTableReader {
   ) {}
 
   static async open(): Promise<CsvTableReader> {
-    const instance = await DuckDBInstance.create(':memory:', OFFLINE)
+    const instance = await createDuckDBInstance(':memory:')
     return new CsvTableReader(instance, await instance.connect())
   }
 

@@ -341,6 +341,43 @@ describe('the SQL path of ingest', () => {
       })
     }
 
+    it('keeps a byte order mark that starts a CSV cell or a text, as the row-by-row check does', async () => {
+      // DuckDB's Node client dropped U+FEFF at the start of every text it handed to JavaScript: the
+      // row-by-row check then read a cell holding only one as empty (source missing) and stored
+      // "\uFEFFlms" as "lms", where the SQL path stored the cell as it is.
+      const bom = '\uFEFF'
+      const read = await sql.database.one<{ text: string }>(`SELECT chr(65279) || 'x' AS text`)
+      expect(read?.text).toBe(`${bom}x`)
+      const dir = join(temp.dir, `case-${++cases}`)
+      mkdirSync(dir, { recursive: true })
+      const csv = join(dir, 'skill_events.csv')
+      const content = (title: string) => `"${JSON.stringify({ title }).replaceAll('"', '""')}"`
+      writeFileSync(
+        csv,
+        [
+          'employee_id,external_id,event_type,timestamp,content,source',
+          `${employee},sq-bom-1,learning,2024-02-29,${content('Python')},${bom}lms`,
+          `${employee},sq-bom-2,learning,2024-02-29,${content(`${bom}Python`)},lms`,
+          `${employee},sq-bom-3,learning,2024-02-29,${content('Python')},"${bom}"`,
+        ].join('\n'),
+      )
+      const ndjson = join(dir, 'skill_events.ndjson')
+      writeFileSync(
+        ndjson,
+        `${learning('sq-bom-4', { title: `${bom}Python` }).replace('"lms"', `"${bom}lms"`)}\n`,
+      )
+      for (const path of [csv, ndjson]) {
+        const { bySql } = await both([path])
+        expect(bySql.files[0]?.checked, bySql.files[0]?.sql_declined).toBe('sql')
+      }
+      const stored = (
+        (await storedEvents(rows)) as { external_id: string; source: string; content: string }[]
+      ).filter((event) => event.external_id.startsWith('sq-bom-'))
+      expect(stored.map((event) => event.source)).toEqual([`${bom}lms`, 'lms', bom, `${bom}lms`])
+      expect(JSON.parse(stored[1]?.content ?? '{}').title).toBe(`${bom}Python`)
+      expect(await storedEvents(sql)).toEqual(await storedEvents(rows))
+    })
+
     it('leaves a line longer than the row-by-row path reads (white space JSON.parse would read) to it', async () => {
       // (Asked of the SQL path alone: the row-by-row path checks a file this size in worker
       // threads, which run from the built code; the CLI tests cover its reject.)
