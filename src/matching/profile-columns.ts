@@ -289,26 +289,31 @@ export async function readProfileColumns(
     level: sharedUint8(rows),
     critical: sharedUint8(rows),
   }
-  const held = options.held ? sharedFloat64(2 * rows) : undefined
   for (const column of columns) {
     for (let row = 0; row < column.count; row++) {
       const entity = column.entity[row] as number
       const at = fill[entity] as number
       fill[entity] = at + 1
       const code = column.code[row] as number
-      const strength = column.strength[row] as number
       out.skill[at] = code >>> 4
-      out.strength[at] = strength
+      out.strength[at] = column.strength[row] as number
       out.level[at] = (code >>> 1) & 7
       out.critical[at] = code & 1
-      if (held) {
-        held[2 * at] = (code >>> 4) * 8 + ((code >>> 1) & 7)
-        held[2 * at + 1] = strength
-      }
     }
   }
-  if (held) out.held = held
+  if (options.held) out.held = interleaved(out)
   return out
+}
+
+/** Profile rows as pairs (skill · 8 + level, strength), on shared memory: see `ProfileColumns.held`. */
+export function interleaved(columns: ProfileColumns): Float64Array {
+  const rows = columns.skill.length
+  const held = sharedFloat64(2 * rows)
+  for (let row = 0; row < rows; row++) {
+    held[2 * row] = (columns.skill[row] as number) * 8 + (columns.level[row] as number)
+    held[2 * row + 1] = columns.strength[row] as number
+  }
+  return held
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { JobMatchData } from './job-index.js'
 import { type PostingKernel, postingKernel, SCAN_CHUNK } from './posting-kernel.js'
-import type { ProfileColumns } from './profile-columns.js'
+import { interleaved, type ProfileColumns } from './profile-columns.js'
 import { roundScore } from './scoring-model.js'
 
 /** What a request asks of the scorer, beyond the index. */
@@ -61,7 +61,7 @@ export function jobMatchesTable(rows: number, k: number, shared: boolean): JobMa
   }
 }
 
-const interleaved = new WeakMap<ProfileColumns, Float64Array>()
+const madeHere = new WeakMap<ProfileColumns, Float64Array>()
 
 /**
  * The employees' profile rows as pairs (skill · 8 + level, strength): what scoring a candidate
@@ -69,15 +69,10 @@ const interleaved = new WeakMap<ProfileColumns, Float64Array>()
  * Those the index was read with (shared by every thread), else made once per thread and index.
  */
 function heldSkills(employees: ProfileColumns): Float64Array {
-  if (employees.held) return employees.held
-  let rows = interleaved.get(employees)
+  let rows = employees.held ?? madeHere.get(employees)
   if (!rows) {
-    rows = new Float64Array(2 * employees.skill.length)
-    for (let row = 0; row < employees.skill.length; row++) {
-      rows[2 * row] = (employees.skill[row] as number) * 8 + (employees.level[row] as number)
-      rows[2 * row + 1] = employees.strength[row] as number
-    }
-    interleaved.set(employees, rows)
+    rows = interleaved(employees)
+    madeHere.set(employees, rows)
   }
   return rows
 }

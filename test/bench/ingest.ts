@@ -6,12 +6,11 @@ import { generateTenant } from '../../src/generate/generate-tenant.js'
 import { ingestPaths } from '../../src/ingest/ingest-paths.js'
 import { readSource } from '../../src/ingest/read-source.js'
 import { SkillEventRow } from '../../src/schemas/index.js'
+import { OFFLINE_OPTIONS } from '../../src/store/duckdb-instance.js'
 import { initialiseTenant } from '../../src/tenants/initialise-tenant.js'
 import { createTenant, withTenant } from '../../src/tenants/tenant-service.js'
 import type { BenchResult } from './bench-result.js'
 import { measure, scaled, scratchDir } from './measure.js'
-
-const OFFLINE = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' }
 
 /**
  * Ingest of 1,000,000 generated skill events, as NDJSON and as CSV: our validated ingest beside
@@ -72,7 +71,7 @@ export async function benchIngest(): Promise<BenchResult> {
 }
 
 async function rawLoad(file: string, format: 'ndjson' | 'csv', path: string): Promise<number> {
-  const instance = await DuckDBInstance.create(path, OFFLINE)
+  const instance = await DuckDBInstance.create(path, OFFLINE_OPTIONS)
   const connection = await instance.connect()
   try {
     const reader = format === 'ndjson' ? 'read_ndjson' : 'read_csv'

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
 import type { VocabLanguage } from '../../src/schemas/index.js'
+import { OFFLINE_OPTIONS } from '../../src/store/duckdb-instance.js'
 import { importEsco } from '../../src/taxonomy/import-esco.js'
 import { SkillNames } from '../../src/taxonomy/skill-names.js'
 import { initialiseTenant } from '../../src/tenants/initialise-tenant.js'
@@ -369,10 +370,7 @@ export function writeSyntheticEsco(
 
 /** DuckDB's own read_csv of every file of `dir` into plain tables: the floor an import is compared with. */
 async function rawReadCsv(dir: string, files: readonly string[], databasePath: string): Promise<number> {
-  const instance = await DuckDBInstance.create(databasePath, {
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
-  })
+  const instance = await DuckDBInstance.create(databasePath, OFFLINE_OPTIONS)
   const connection = await instance.connect()
   const started = performance.now()
   for (const [index, file] of files.entries()) {
