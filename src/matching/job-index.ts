@@ -16,19 +16,22 @@ import { featuresKey, type ScoringFeatures, specificity, targetSkillWeight } fro
 import { StampedCache, stampedIndex } from './stamped-cache.js'
 
 /**
- * Skill → employees holding it (the inverted index), each list by employee number. A posting is
- * one 32-bit word: the employee number, then the level code (3 bits: 0 unknown, 1–5), then the
- * strength rounded *up* to a step of `strengthMax / strengthSteps`. The scorer walks these words
- * for upper bounds (4 bytes a posting, so the postings of 3 M profile rows fit a 32 MB cache) and
- * takes exact strengths from the employees' own profiles.
+ * Skill → employees holding it (the inverted index). A skill's list is grouped by the level the
+ * employees hold it at, in the order of LEVEL_SLOTS, each group by employee number, so that a job
+ * row's factor (which depends on the level) is one number for a whole group. A posting is one
+ * 32-bit word: the employee number, then the strength rounded *up* to a step of
+ * `strengthMax / strengthSteps`. The scorer walks these words for upper bounds (4 bytes a
+ * posting, so the postings of 3 M profile rows fit a 32 MB cache) and takes exact strengths from
+ * the employees' own profiles.
  */
 export interface Postings {
+  /** Skill s's postings are [start[s], start[s + 1]). */
   start: Int32Array
+  /** Level slot l of skill s (LEVEL_SLOTS) is [levelStart[s · 6 + l], levelStart[s · 6 + l + 1]). */
+  levelStart: Int32Array
   entry: Uint32Array
   /** entry >>> shift is the employee number. */
   shift: number
-  /** (entry >>> levelShift) & 7 is the level code. */
-  levelShift: number
   /** entry & strengthSteps is the strength in steps; also the number of steps of `strengthMax`. */
   strengthSteps: number
   /** The largest strength of any posting, at least 1. */
@@ -164,8 +167,18 @@ export async function employeeUpdateTimes(database: TenantDatabase, index: JobIn
   return index.employeeUpdatedAt
 }
 
-/** Employees a posting word can number (the rest of the word holds the level and strength). */
+/** Employees a posting word can number (the rest of the word holds the strength). */
 const MAX_EMPLOYEE_BITS = 28
+
+/**
+ * The groups of a skill's postings by level: levels 1–5, then 0 (unknown, or a level outside the
+ * model). A job row's factor is 1 at its required level and above and at an unknown level, so
+ * those groups are next to each other and walked in one call.
+ */
+export const LEVEL_SLOTS = 6
+
+/** The level slot of a level code. */
+export const levelSlot = (level: number) => (level >= 1 && level <= 5 ? level - 1 : 5)
 
 /**
  * Builds skill → candidates from candidate → skills (a counting sort; lists come out by
@@ -179,38 +192,42 @@ export function invert(candidates: ProfileColumns, skillCount: number): Postings
       `job matching indexes at most 2^${MAX_EMPLOYEE_BITS} employees; this tenant has ${candidates.count}`,
     )
   }
-  const strengthBits = Math.min(12, 29 - employeeBits)
+  const strengthBits = Math.min(12, 32 - employeeBits)
   const strengthSteps = 2 ** strengthBits - 1
   let strengthMax = 1
   for (let row = 0; row < rows; row++) {
     const strength = candidates.strength[row] as number
     if (strength > strengthMax && Number.isFinite(strength)) strengthMax = strength
   }
-  const start = sharedInt32(skillCount + 1)
+  // A counting sort by (skill, level slot); employees in order within each group.
+  const groups = skillCount * LEVEL_SLOTS
+  const levelStart = sharedInt32(groups + 1)
   for (let row = 0; row < rows; row++) {
-    const skill = candidates.skill[row] as number
-    start[skill + 1] = (start[skill + 1] as number) + 1
+    const group = (candidates.skill[row] as number) * LEVEL_SLOTS + levelSlot(candidates.level[row] as number)
+    levelStart[group + 1] = (levelStart[group + 1] as number) + 1
   }
-  for (let skill = 0; skill < skillCount; skill++)
-    start[skill + 1] = (start[skill + 1] as number) + (start[skill] as number)
-  const fill = new Int32Array(skillCount)
+  for (let group = 0; group < groups; group++)
+    levelStart[group + 1] = (levelStart[group + 1] as number) + (levelStart[group] as number)
+  const start = sharedInt32(skillCount + 1)
+  for (let skill = 0; skill <= skillCount; skill++) start[skill] = levelStart[skill * LEVEL_SLOTS] as number
+  const fill = new Int32Array(groups)
   const entry = sharedUint32(rows)
-  const shift = strengthBits + 3
+  const shift = strengthBits
   for (let entity = 0; entity < candidates.count; entity++) {
     const to = candidates.start[entity + 1] as number
     for (let row = candidates.start[entity] as number; row < to; row++) {
-      const skill = candidates.skill[row] as number
-      const position = (start[skill] as number) + (fill[skill] as number)
-      fill[skill] = (fill[skill] as number) + 1
-      const level = candidates.level[row] as number
+      const group =
+        (candidates.skill[row] as number) * LEVEL_SLOTS + levelSlot(candidates.level[row] as number)
+      const position = (levelStart[group] as number) + (fill[group] as number)
+      fill[group] = (fill[group] as number) + 1
       // Rounded up, so that steps · strengthMax / strengthSteps ≥ the strength; a strength that
       // is not a number bounds as the largest.
       const steps = Math.ceil(((candidates.strength[row] as number) / strengthMax) * strengthSteps)
       const strength = steps >= 0 ? Math.min(steps, strengthSteps) : Number.isNaN(steps) ? strengthSteps : 0
-      entry[position] = ((entity << shift) | ((level <= 5 ? level : 0) << strengthBits) | strength) >>> 0
+      entry[position] = ((entity << shift) | strength) >>> 0
     }
   }
-  return { start, entry, shift, levelShift: strengthBits, strengthSteps, strengthMax }
+  return { start, levelStart, entry, shift, strengthSteps, strengthMax }
 }
 
 /**

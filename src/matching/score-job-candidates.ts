@@ -1,4 +1,4 @@
-import type { JobMatchData } from './job-index.js'
+import { type JobMatchData, LEVEL_SLOTS } from './job-index.js'
 import { type PostingKernel, postingKernel, SCAN_CHUNK } from './posting-kernel.js'
 import { interleaved, type ProfileColumns } from './profile-columns.js'
 import { roundScore } from './scoring-model.js'
@@ -43,9 +43,6 @@ export type PairFilter = (job: number, candidate: number) => boolean
 
 /** Bars (in units of a job's weight) below which the bar is first raised by `prime`. */
 const PRIMED_BELOW = 0.45
-
-/** Level codes of a posting (0 = unknown, 1–5); 6 and 7 are never written. */
-const LEVEL_CODES = 8
 
 /** An empty table for `rows` jobs of `k` matches each, on plain or shared memory. */
 export function jobMatchesTable(rows: number, k: number, shared: boolean): JobMatchesTable {
@@ -105,8 +102,10 @@ function factorTable(proficiency: boolean): Float64Array {
  * Per job, in three steps:
  * 1. Bounds. Every posting of the job's skills adds an upper bound of its term, w · h⁺ · f, to
  *    its employee's bound, in units of Σw: h⁺ is the strength rounded up to the index's step
- *    (a posting is one 32-bit word: employee, level, strength in steps), so the walk streams 4
- *    bytes a posting, without a branch, in WebAssembly (posting-kernel.ts).
+ *    (a posting is one 32-bit word: employee, strength in steps), so the walk streams 4 bytes a
+ *    posting, without a branch, in WebAssembly (posting-kernel.ts). A skill's postings are
+ *    grouped by level, so f (which depends on the level) is one number for a group, and the
+ *    groups whose f is 1 are walked together (`levelRuns`).
  * 2. Candidates. Only an employee in the posting lists of the heaviest skills, those while the
  *    weight still to come reaches the bar θ, can reach it. Those lists are walked last, and each
  *    bound is tested as it grows: an employee is taken once its bound reaches the bar (bounds
@@ -140,6 +139,8 @@ export class JobCandidateScorer {
   /** The heap of `prime`: 2k bounds and their employees. */
   private readonly primeBound: Float64Array
   private readonly primeEmployee: Int32Array
+  /** The runs of one row's postings (levelRuns): first, end, factor. */
+  private readonly runs = new Float64Array(3 * LEVEL_SLOTS)
   private count = 0
   private ratio = 1
   private over = 0
@@ -250,13 +251,17 @@ export class JobCandidateScorer {
         // one pass (a bound that reaches the bar on the way is taken then).
         let count = this.walk(admitting, to, total)
         const unit = postings.strengthMax / postings.strengthSteps / total
+        const runs = this.runs
         for (let row = from; row < admitting; row++) {
-          this.setFactors(row, unit)
           const skill = jobs.skill[row] as number
-          const end = start[skill + 1] as number
-          count += end - (start[skill] as number)
-          for (let p = start[skill] as number; p < end; p += SCAN_CHUNK) {
-            take(kernel.walkScan(p, Math.min(end, p + SCAN_CHUNK), bar))
+          count += (start[skill + 1] as number) - (start[skill] as number)
+          const runCount = this.levelRuns(row, unit)
+          for (let run = 0; run < runCount; run++) {
+            const end = runs[3 * run + 1] as number
+            const factor = runs[3 * run + 2] as number
+            for (let p = runs[3 * run] as number; p < end; p += SCAN_CHUNK) {
+              take(kernel.walkScan(p, Math.min(end, p + SCAN_CHUNK), factor, bar))
+            }
           }
         }
         walked = count
@@ -337,26 +342,51 @@ export class JobCandidateScorer {
   private walk(from: number, to: number, total: number): number {
     const { jobs, postings } = this.data
     const unit = postings.strengthMax / postings.strengthSteps / total
+    const runs = this.runs
     let walked = 0
     for (let row = from; row < to; row++) {
-      this.setFactors(row, unit)
-      walked += this.kernel.walk(jobs.skill[row] as number)
+      const skill = jobs.skill[row] as number
+      walked += (postings.start[skill + 1] as number) - (postings.start[skill] as number)
+      const runCount = this.levelRuns(row, unit)
+      for (let run = 0; run < runCount; run++) {
+        this.kernel.walk(runs[3 * run] as number, runs[3 * run + 1] as number, runs[3 * run + 2] as number)
+      }
     }
     return walked
   }
 
-  /** The kernel's eight factors for job row `row`: w · f⁺(level) · `unit` per level code. */
-  private setFactors(row: number, unit: number): void {
-    const { jobs } = this.data
-    const rowFactors = this.kernel.factors
+  /**
+   * The postings of job row `row`'s skill as runs of one factor (w · f⁺(level) · `unit`): groups
+   * of neighbouring levels whose factor is the same are one run. Left in `runs` as (first, end,
+   * factor) triples; returns how many, empty groups left out.
+   */
+  private levelRuns(row: number, unit: number): number {
+    const { jobs, postings } = this.data
     const factors = this.factors
+    const runs = this.runs
     const weight = (jobs.weight[row] as number) * unit
     const required = jobs.required[row] as number
-    for (let level = 0; level < LEVEL_CODES; level++) {
+    const base = (jobs.skill[row] as number) * LEVEL_SLOTS
+    let count = 0
+    let first = postings.levelStart[base] as number
+    let runFactor = Number.NaN
+    for (let slot = 0; slot < LEVEL_SLOTS; slot++) {
+      const level = slot < 5 ? slot + 1 : 0
       // Levels outside the model's table bound with f = 1.
-      const factor = level < 6 && required < 6 ? (factors[required * 6 + level] as number) : 1
-      rowFactors[level] = weight * factor
+      const factor = weight * (required < 6 ? (factors[required * 6 + level] as number) : 1)
+      const end = postings.levelStart[base + slot + 1] as number
+      if (count > 0 && factor === runFactor) {
+        runs[3 * count - 2] = end
+      } else if (end > first) {
+        runs[3 * count] = first
+        runs[3 * count + 1] = end
+        runs[3 * count + 2] = factor
+        runFactor = factor
+        count++
+      }
+      first = end
     }
+    return count
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { invert } from '../../src/matching/job-index.js'
+import { invert, LEVEL_SLOTS, levelSlot } from '../../src/matching/job-index.js'
 import { PostingKernel, SCAN_CHUNK } from '../../src/matching/posting-kernel.js'
 import type { ProfileColumns } from '../../src/matching/profile-columns.js'
 import { SeededRandom } from '../../src/util/seeded-random.js'
@@ -33,29 +33,45 @@ function employees(random: SeededRandom, count: number, skills: number, maxStren
 }
 
 describe('the posting kernel', () => {
-  it('packs each posting so that its strength in steps bounds the strength from above', () => {
+  it("groups each skill's postings by level, and packs each so that its strength in steps bounds the strength from above", () => {
     const random = new SeededRandom(7)
     for (const maxStrength of [1, 1.7]) {
       const profiles = employees(random, 300, 12, maxStrength)
       const postings = invert(profiles, 12)
       expect(postings.strengthMax).toBe(maxStrength)
       for (let skill = 0; skill < 12; skill++) {
-        let previous = -1
-        for (let p = postings.start[skill] as number; p < (postings.start[skill + 1] as number); p++) {
-          const word = postings.entry[p] as number
-          const employee = word >>> postings.shift
-          expect(employee).toBeGreaterThan(previous)
-          previous = employee
-          let row = profiles.start[employee] as number
-          while (profiles.skill[row] !== skill) row++
-          expect((word >>> postings.levelShift) & 7).toBe(profiles.level[row])
-          const steps = word & postings.strengthSteps
-          const bound = (steps * postings.strengthMax) / postings.strengthSteps
-          expect(bound).toBeGreaterThanOrEqual((profiles.strength[row] as number) * (1 - 1e-12))
-          expect(bound - (profiles.strength[row] as number)).toBeLessThanOrEqual(
-            postings.strengthMax / postings.strengthSteps,
-          )
+        expect(postings.start[skill]).toBe(postings.levelStart[skill * LEVEL_SLOTS])
+        expect(postings.start[skill + 1]).toBe(postings.levelStart[(skill + 1) * LEVEL_SLOTS])
+        const holders = new Set<number>()
+        for (let slot = 0; slot < LEVEL_SLOTS; slot++) {
+          let previous = -1
+          const group = skill * LEVEL_SLOTS + slot
+          for (
+            let p = postings.levelStart[group] as number;
+            p < (postings.levelStart[group + 1] as number);
+            p++
+          ) {
+            const word = postings.entry[p] as number
+            const employee = word >>> postings.shift
+            expect(employee).toBeGreaterThan(previous)
+            previous = employee
+            holders.add(employee)
+            let row = profiles.start[employee] as number
+            while (profiles.skill[row] !== skill) row++
+            expect(levelSlot(profiles.level[row] as number)).toBe(slot)
+            const steps = word & postings.strengthSteps
+            const bound = (steps * postings.strengthMax) / postings.strengthSteps
+            expect(bound).toBeGreaterThanOrEqual((profiles.strength[row] as number) * (1 - 1e-12))
+            expect(bound - (profiles.strength[row] as number)).toBeLessThanOrEqual(
+              postings.strengthMax / postings.strengthSteps,
+            )
+          }
         }
+        // Every holder of the skill once.
+        let held = 0
+        for (let row = 0; row < profiles.skill.length; row++) if (profiles.skill[row] === skill) held++
+        expect(holders.size).toBe(held)
+        expect((postings.start[skill + 1] as number) - (postings.start[skill] as number)).toBe(held)
       }
     }
   })
@@ -68,16 +84,20 @@ describe('the posting kernel', () => {
     const kernel = new PostingKernel(postings, count)
     // The kernel sums in single precision: each product and each sum rounded to a float32.
     const expected = new Float32Array(count)
-    const factors = [0.5, 1, 0.25, 2, 0.1, 1.5, 0.7, 3]
+    const factors = [0.5, 1, 0.25, 2, 0.1, 1.5]
     for (const skill of [0, 2, 3]) {
-      kernel.factors.set(factors.map((factor) => factor * (skill + 1)))
-      kernel.walk(skill)
-      for (let p = postings.start[skill] as number; p < (postings.start[skill + 1] as number); p++) {
-        const word = postings.entry[p] as number
-        const employee = word >>> postings.shift
-        const factor = Math.fround((factors[(word >>> postings.levelShift) & 7] as number) * (skill + 1))
-        expected[employee] =
-          (expected[employee] as number) + Math.fround(factor * (word & postings.strengthSteps))
+      for (let slot = 0; slot < LEVEL_SLOTS; slot++) {
+        const group = skill * LEVEL_SLOTS + slot
+        const first = postings.levelStart[group] as number
+        const end = postings.levelStart[group + 1] as number
+        kernel.walk(first, end, (factors[slot] as number) * (skill + 1))
+        const factor = Math.fround((factors[slot] as number) * (skill + 1))
+        for (let p = first; p < end; p++) {
+          const word = postings.entry[p] as number
+          const employee = word >>> postings.shift
+          expected[employee] =
+            (expected[employee] as number) + Math.fround(factor * (word & postings.strengthSteps))
+        }
       }
     }
     expect([...kernel.bounds]).toEqual([...expected])
@@ -111,22 +131,24 @@ describe('the posting kernel', () => {
     const bar = 2500
     const taken: number[] = []
     const reaching: number[] = []
+    const factors = [0.3, 0.7, 0.1, 0.9, 0.45, 0.2]
     for (const skill of [1, 0, 2]) {
-      const factors = [0.3, 0.7, 0.1, 0.9, 0.45, 0.2, 0.6, 1]
-      kernel.factors.set(factors)
-      const first = postings.start[skill] as number
-      const end = postings.start[skill + 1] as number
-      for (let p = first; p < end; p += SCAN_CHUNK) {
-        const found = kernel.walkScan(p, Math.min(end, p + SCAN_CHUNK), bar)
-        taken.push(...kernel.found.subarray(0, found))
-      }
-      for (let p = first; p < end; p++) {
-        const word = postings.entry[p] as number
-        const employee = word >>> postings.shift
-        const factor = Math.fround(factors[(word >>> postings.levelShift) & 7] as number)
-        expected[employee] =
-          (expected[employee] as number) + Math.fround(factor * (word & postings.strengthSteps))
-        if ((expected[employee] as number) >= bar && !reaching.includes(employee)) reaching.push(employee)
+      for (let slot = 0; slot < LEVEL_SLOTS; slot++) {
+        const group = skill * LEVEL_SLOTS + slot
+        const first = postings.levelStart[group] as number
+        const end = postings.levelStart[group + 1] as number
+        for (let p = first; p < end; p += SCAN_CHUNK) {
+          const found = kernel.walkScan(p, Math.min(end, p + SCAN_CHUNK), factors[slot] as number, bar)
+          taken.push(...kernel.found.subarray(0, found))
+        }
+        const factor = Math.fround(factors[slot] as number)
+        for (let p = first; p < end; p++) {
+          const word = postings.entry[p] as number
+          const employee = word >>> postings.shift
+          expected[employee] =
+            (expected[employee] as number) + Math.fround(factor * (word & postings.strengthSteps))
+          if ((expected[employee] as number) >= bar && !reaching.includes(employee)) reaching.push(employee)
+        }
       }
     }
     expect(reaching.length).toBeGreaterThan(0)
