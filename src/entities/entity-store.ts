@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { DuckDBValue } from '@duckdb/node-api'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { forgetStems } from '../extraction/extractor-cache.js'
+import { forgetKeptJobIndexes } from '../matching/kept-job-index.js'
 import { PageQuery } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityCollection } from './entity-collections.js'
@@ -125,8 +126,12 @@ export async function deleteEntity(
     for (const sql of collection.cascade) await database.run(sql, [id])
     await database.run(`DELETE FROM ${collection.kind.table} WHERE external_id = $1`, [id])
   })
-  // The stems kept from the tenant's texts hold the words of this employee's events too.
-  if (collection.profileType === 'employee') forgetStems(database)
+  // The stems kept from the tenant's texts hold the words of this employee's events too, and the
+  // kept job matching indexes their id and profile.
+  if (collection.profileType === 'employee') {
+    forgetStems(database)
+    forgetKeptJobIndexes(database.path)
+  }
 }
 
 /**

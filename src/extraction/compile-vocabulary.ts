@@ -1,3 +1,4 @@
+import { packArrays, unpackArrays } from '../util/kept-arrays.js'
 import type { TextLanguageCode } from './detect-language.js'
 import { isUpperWord, normaliseWord, Stemmers, scanWords } from './text-tokens.js'
 
@@ -449,59 +450,41 @@ const ARRAYS = [
 type ArrayName = (typeof ARRAYS)[number][0]
 
 /**
- * A compiled vocabulary as bytes, to keep it for another process: a JSON header (the strings,
- * the array lengths and `stamp`, what the reader checks it against) and the arrays, 8-aligned.
+ * A compiled vocabulary as bytes, to keep it for another process (kept-arrays.ts): the strings
+ * and `stamp` (what the reader checks it against) in the header, then the arrays.
  */
 export function serialiseVocabulary(vocabulary: CompiledVocabulary, stamp: string): Buffer {
-  const header = Buffer.from(
-    JSON.stringify({
-      stamp,
-      skillIds: vocabulary.skillIds,
-      names: vocabulary.names,
-      terms: vocabulary.terms,
-      stemmedLanguages: vocabulary.stemmedLanguages,
-      lengths: ARRAYS.map(([name]) => vocabulary[name].length),
-    }),
-  )
-  const parts: Uint8Array[] = [new Uint8Array(new Uint32Array([header.length]).buffer), header]
-  let size = 4 + header.length
-  for (const [name] of ARRAYS) {
-    const array = vocabulary[name]
-    const padding = (8 - (size % 8)) % 8
-    parts.push(new Uint8Array(padding), new Uint8Array(array.buffer, array.byteOffset, array.byteLength))
-    size += padding + array.byteLength
+  const header = {
+    stamp,
+    skillIds: vocabulary.skillIds,
+    names: vocabulary.names,
+    terms: vocabulary.terms,
+    stemmedLanguages: vocabulary.stemmedLanguages,
   }
-  return Buffer.concat(parts, size)
+  return Buffer.concat(
+    packArrays(
+      header,
+      ARRAYS.map(([name]) => vocabulary[name]),
+    ),
+  )
 }
 
 /** The compiled vocabulary of `serialiseVocabulary`'s bytes, on shared memory; undefined when `stamp` differs. */
 export function deserialiseVocabulary(bytes: Uint8Array, stamp: string): CompiledVocabulary | undefined {
-  const headerLength = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true)
-  const header = JSON.parse(
-    Buffer.from(bytes.buffer, bytes.byteOffset + 4, headerLength).toString('utf8'),
-  ) as {
-    stamp: string
+  const kept = unpackArrays(bytes)
+  if (!kept || kept.header.stamp !== stamp || kept.arrays.length !== ARRAYS.length) return undefined
+  const header = kept.header as {
     skillIds: string[]
     names: string[][]
     terms: string[]
     stemmedLanguages: number
-    lengths: number[]
   }
-  if (header.stamp !== stamp) return undefined
-  let offset = 4 + headerLength
   const arrays = {} as Record<ArrayName, Int32Array | Uint8Array | Float64Array>
-  ARRAYS.forEach(([name, Type], index) => {
-    offset += (8 - (offset % 8)) % 8
-    const byteLength = (header.lengths[index] as number) * Type.BYTES_PER_ELEMENT
-    const shared = new SharedArrayBuffer(byteLength)
-    new Uint8Array(shared).set(bytes.subarray(offset, offset + byteLength))
-    arrays[name] = new (
-      Type as unknown as new (
-        buffer: SharedArrayBuffer,
-      ) => Int32Array | Uint8Array | Float64Array
-    )(shared)
-    offset += byteLength
-  })
+  for (const [index, [name, Type]] of ARRAYS.entries()) {
+    const array = kept.arrays[index]
+    if (!(array instanceof Type)) return undefined
+    arrays[name] = array
+  }
   return {
     skillIds: header.skillIds,
     names: header.names,

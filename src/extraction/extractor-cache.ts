@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { loadDefaultVocabulary } from '../tenants/initialise-tenant.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
+import { moduleSource } from '../util/module-source.js'
 import { deserialiseVocabulary, serialiseVocabulary, TEXT_LANGUAGES } from './compile-vocabulary.js'
 import type { TextLanguageCode } from './detect-language.js'
 import { SkillExtractor } from './skill-extractor.js'
@@ -168,18 +169,10 @@ let stamp: string | undefined
 function compilerStamp(): string {
   if (stamp === undefined) {
     const hash = createHash('sha1')
-    for (const module of ['compile-vocabulary', 'text-tokens']) hash.update(sourceOf(module))
+    for (const module of ['compile-vocabulary', 'text-tokens'])
+      hash.update(moduleSource(module, import.meta.url))
     hash.update(String(createRequire(import.meta.url)('snowball-stemmers/package.json').version))
     stamp = hash.digest('base64url')
   }
   return stamp
-}
-
-/** The source of a module beside this one, compiled (.js) or not (.ts, in development). */
-function sourceOf(module: string): string {
-  try {
-    return readFileSync(new URL(`./${module}.js`, import.meta.url), 'utf8')
-  } catch {
-    return readFileSync(new URL(`./${module}.ts`, import.meta.url), 'utf8')
-  }
 }

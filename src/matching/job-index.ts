@@ -1,7 +1,9 @@
 import type { ExternalVendor } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import { keepJobIndex, keptJobIndex } from './kept-job-index.js'
 import {
   entityIds,
+  interleaved,
   lowDataFlags,
   type ProfileColumns,
   readProfileColumns,
@@ -52,12 +54,23 @@ export interface WeightedJobs {
   criticalCount: Int32Array
 }
 
+/**
+ * The employees' profile rows as the scorer reads them: per row the pair (skill · 8 + level,
+ * strength), so that what scoring a candidate reads of its profile lies in a few neighbouring
+ * cache lines rather than in three arrays; employee i's rows are [start[i], start[i + 1]).
+ */
+export interface HeldProfiles {
+  count: number
+  start: Int32Array
+  held: Float64Array
+}
+
 /** What the job scorer reads: typed arrays only, shareable with worker threads. */
 export interface JobMatchData {
   employeeCount: number
   jobCount: number
   skillCount: number
-  employees: ProfileColumns
+  employees: HeldProfiles
   postings: Postings
   jobs: WeightedJobs
 }
@@ -76,6 +89,8 @@ export interface JobIndex {
   stamp: string
   /** Loaded on first use (the last_updated filter). */
   employeeUpdatedAt?: Float64Array
+  /** How it was made: read from DuckDB, or loaded from the file a process kept it in. */
+  source: 'built' | 'kept'
   seconds: number
 }
 
@@ -83,8 +98,9 @@ const cache = new StampedCache<JobIndex>()
 
 /**
  * The job matching index of a tenant: built on first use (employees' and jobs' profiles into
- * typed arrays, the inverted index, the job skills' weights) and kept while the database is open
- * and its data unchanged, so that paging through 4.10 does not rebuild it per page. A caller that
+ * typed arrays, the inverted index, the job skills' weights), or loaded from the file a process
+ * kept it in when the data has not changed since (kept-job-index.ts), and kept while the
+ * database is open and its data unchanged, so that paging through 4.10 does not rebuild it per page. A caller that
  * knows a version of the data which moves whenever anything may have written (the server's
  * reads, `dataVersion`) is answered without asking the database for its stamp while it holds.
  */
@@ -94,14 +110,14 @@ export async function jobIndex(
   features: ScoringFeatures,
   dataVersion?: string,
 ): Promise<JobIndex> {
-  return stampedIndex(
-    cache,
-    database,
-    featuresKey(vendor, features),
-    dataVersion,
-    ['employees', 'jobs', 'profiles'],
-    (stamp) => buildJobIndex(database, vendor, features, stamp),
-  )
+  const key = featuresKey(vendor, features)
+  return stampedIndex(cache, database, key, dataVersion, ['employees', 'jobs', 'profiles'], async (stamp) => {
+    const kept = keptJobIndex(database.path, key, stamp)
+    if (kept) return kept
+    const built = await buildJobIndex(database, vendor, features, stamp)
+    keepJobIndex(database.path, key, built)
+    return built
+  })
 }
 
 async function buildJobIndex(
@@ -137,7 +153,7 @@ async function buildJobIndex(
     employeeCount: employeeIds.length,
     jobCount: jobIds.length,
     skillCount: skillIds.length,
-    employees,
+    employees: heldProfiles(employees),
     postings,
     jobs: weighJobs(jobProfiles, skillIds, features),
   }
@@ -150,9 +166,15 @@ async function buildJobIndex(
     data,
     lowData,
     stamp,
+    source: 'built',
     seconds: (performance.now() - started) / 1000,
   }
   return index
+}
+
+/** The scorer's rows of profiles read as columns (those read with `held` are not laid out again). */
+export function heldProfiles(columns: ProfileColumns): HeldProfiles {
+  return { count: columns.count, start: columns.start, held: columns.held ?? interleaved(columns) }
 }
 
 /** How many jobs the tenant has (a job index numbers them all). */

@@ -321,9 +321,10 @@ export function explainPair(index: JobIndex, job: number, employee: number): Cov
     row < (employees.start[employee + 1] as number);
     row++
   ) {
-    held.set(index.skillIds[employees.skill[row] as number] as string, {
-      strength: employees.strength[row] as number,
-      level: employees.level[row] as number,
+    const skillLevel = employees.held[2 * row] as number
+    held.set(index.skillIds[skillLevel >> 3] as string, {
+      strength: employees.held[2 * row + 1] as number,
+      level: skillLevel & 7,
     })
   }
   return scoreCoverage(skills, (skill) => held.get(skill), index.features)
@@ -388,6 +389,8 @@ export interface JobExportStats {
   seconds: number
   /** Time spent getting the index (near 0 when an earlier call on the open database built it). */
   index_seconds: number
+  /** How the index was made: read from DuckDB, or loaded from the file an earlier process kept. */
+  index_source: 'built' | 'kept'
 }
 
 export interface ExportAllJobsOptions {
@@ -438,6 +441,7 @@ export async function exportAllJobs(
       employees: index.employeeIds.length,
       seconds: (performance.now() - started) / 1000,
       index_seconds: indexSeconds,
+      index_source: index.source,
     },
   }
 }

@@ -1,6 +1,5 @@
 import { type JobMatchData, LEVEL_SLOTS } from './job-index.js'
 import { type PostingKernel, postingKernel, SCAN_CHUNK } from './posting-kernel.js'
-import { interleaved, type ProfileColumns } from './profile-columns.js'
 import { roundScore } from './scoring-model.js'
 
 /** What a request asks of the scorer, beyond the index. */
@@ -58,29 +57,12 @@ export function jobMatchesTable(rows: number, k: number, shared: boolean): JobMa
   }
 }
 
-const madeHere = new WeakMap<ProfileColumns, Float64Array>()
-
 /**
- * The employees' profile rows as pairs (skill · 8 + level, strength): what scoring a candidate
- * reads of its profile then lies in a few neighbouring cache lines rather than in three arrays.
- * Those the index was read with (shared by every thread), else made once per thread and index.
- */
-function heldSkills(employees: ProfileColumns): Float64Array {
-  let rows = employees.held ?? madeHere.get(employees)
-  if (!rows) {
-    rows = interleaved(employees)
-    madeHere.set(employees, rows)
-  }
-  return rows
-}
-
-/**
- * Makes what this thread needs to score jobs of `data` (the posting kernel, the interleaved
- * profile rows), so that the first scorer does not; a scorer makes them itself otherwise.
+ * Makes what this thread needs to score jobs of `data` (the posting kernel), so that the first
+ * scorer does not; a scorer makes it itself otherwise.
  */
 export function prepareJobScoring(data: JobMatchData): void {
   postingKernel(data.postings, data.employeeCount)
-  heldSkills(data.employees)
 }
 
 /** f(required, level) of the model for levels 0–5 (0 = unknown), looked up instead of branched on. */
@@ -125,7 +107,7 @@ function factorTable(proficiency: boolean): Float64Array {
 export class JobCandidateScorer {
   /** The posting loops (bounds, candidates) of this thread for the index. */
   private readonly kernel: PostingKernel
-  /** The employees' profile rows, interleaved (see `heldSkills`). */
+  /** The employees' profile rows, interleaved (see `HeldProfiles`). */
   private readonly held: Float64Array
   private readonly factors: Float64Array
   /** Per skill: its row in the job being scored (relative to the job's first row), or −1. */
@@ -158,7 +140,7 @@ export class JobCandidateScorer {
       widest = Math.max(widest, (jobs.start[job + 1] as number) - (jobs.start[job] as number))
     }
     this.kernel = postingKernel(data.postings, data.employeeCount)
-    this.held = heldSkills(data.employees)
+    this.held = data.employees.held
     this.factors = factorTable(params.proficiencyMatching)
     this.rowOfSkill = new Int32Array(data.skillCount).fill(-1)
     this.heldAt = new Int32Array(widest).fill(-1)

@@ -12,12 +12,18 @@ import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
 
 /** Writes a whole file or nothing: a temporary sibling, fsync, then rename over the target. */
-export function writeFileAtomic(path: string, content: string | Uint8Array): void {
+export function writeFileAtomic(path: string, content: string | Uint8Array | readonly Uint8Array[]): void {
   const temporary = temporaryPath(path)
   try {
     const fd = openSync(temporary, 'w')
     try {
-      writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content)
+      const chunks =
+        typeof content === 'string'
+          ? [Buffer.from(content)]
+          : content instanceof Uint8Array
+            ? [content]
+            : content
+      for (const chunk of chunks) writeAll(fd, chunk)
       fsyncSync(fd)
     } finally {
       closeSync(fd)
@@ -27,6 +33,12 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
     rmSync(temporary, { force: true })
     throw error
   }
+}
+
+/** Writes all of `chunk` (one write may take less than it is given). */
+function writeAll(fd: number, chunk: Uint8Array): void {
+  let written = 0
+  while (written < chunk.length) written += writeSync(fd, chunk, written)
 }
 
 /** A sibling of `path` of this process and thread alone (worker threads may write the same file). */

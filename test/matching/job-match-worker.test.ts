@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { invert, type JobMatchData, weighJobs } from '../../src/matching/job-index.js'
+import { heldProfiles, invert, type JobMatchData, weighJobs } from '../../src/matching/job-index.js'
 import { JobWorkerPool } from '../../src/matching/job-match-worker.js'
 import { type PairFilterSpec, pairFilterOf } from '../../src/matching/match-filters.js'
 import type { ProfileColumns } from '../../src/matching/profile-columns.js'
@@ -53,7 +53,7 @@ function index(seed: number, employees: number, jobs: number): JobMatchData {
     employeeCount: employees,
     jobCount: jobs,
     skillCount: 40,
-    employees: employeeProfiles,
+    employees: heldProfiles(employeeProfiles),
     postings: invert(employeeProfiles, 40),
     jobs: weighJobs(columns(Array.from({ length: jobs }, profile)), skillIds, {
       proficiencyMatching: true,

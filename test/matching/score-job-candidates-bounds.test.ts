@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { invert, type JobMatchData, weighJobs } from '../../src/matching/job-index.js'
+import { heldProfiles, invert, type JobMatchData, weighJobs } from '../../src/matching/job-index.js'
 import type { ProfileColumns } from '../../src/matching/profile-columns.js'
 import { JobCandidateScorer, type JobScoringParams } from '../../src/matching/score-job-candidates.js'
 import { roundScore, scoreCoverage, type WeightedTargetSkill } from '../../src/matching/scoring-model.js'
@@ -26,7 +26,11 @@ function columns(entities: [number, number, number, boolean][][]): ProfileColumn
 const features = { proficiencyMatching: true, useCriticalities: true }
 
 /** A tenant of `count` employees over 6 skills (long posting lists) and 8 jobs. */
-function tenant(seed: number, count: number, maxStrength: number): JobMatchData {
+function tenant(
+  seed: number,
+  count: number,
+  maxStrength: number,
+): JobMatchData & { columns: ProfileColumns } {
   const random = new SeededRandom(seed)
   const skills = 6
   const profile = (size: number, strengths: () => number) =>
@@ -53,14 +57,15 @@ function tenant(seed: number, count: number, maxStrength: number): JobMatchData 
     employeeCount: count,
     jobCount: 8,
     skillCount: skills,
-    employees,
+    employees: heldProfiles(employees),
+    columns: employees,
     postings: invert(employees, skills),
     jobs: weighJobs(jobs, skillIds, features),
   }
 }
 
 /** The top k the model defines, by brute force over every employee. */
-function bruteForce(data: JobMatchData, job: number, params: JobScoringParams) {
+function bruteForce(data: JobMatchData & { columns: ProfileColumns }, job: number, params: JobScoringParams) {
   const skills: WeightedTargetSkill[] = []
   for (let row = data.jobs.start[job] as number; row < (data.jobs.start[job + 1] as number); row++) {
     skills.push({
@@ -71,7 +76,7 @@ function bruteForce(data: JobMatchData, job: number, params: JobScoringParams) {
     })
   }
   const out: { employee: number; score: number }[] = []
-  const { employees } = data
+  const employees = data.columns
   for (let employee = 0; employee < data.employeeCount; employee++) {
     const held = new Map<string, { strength: number; level: number }>()
     for (

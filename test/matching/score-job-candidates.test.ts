@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { invert, type JobMatchData, weighJobs } from '../../src/matching/job-index.js'
+import { heldProfiles, invert, type JobMatchData, weighJobs } from '../../src/matching/job-index.js'
 import type { ProfileColumns } from '../../src/matching/profile-columns.js'
 import { JobCandidateScorer, type JobScoringParams } from '../../src/matching/score-job-candidates.js'
 import {
@@ -124,7 +124,7 @@ describe('the job candidate scorer', () => {
             employeeCount: employeeProfiles.count,
             jobCount: jobProfiles.count,
             skillCount: input.skills,
-            employees: employeeProfiles,
+            employees: heldProfiles(employeeProfiles),
             postings: invert(employeeProfiles, input.skills),
             jobs: weighJobs(jobProfiles, skillIds, features),
           }
@@ -184,7 +184,7 @@ describe('the job candidate scorer', () => {
       employeeCount: 3,
       jobCount: 1,
       skillCount: 3,
-      employees,
+      employees: heldProfiles(employees),
       postings: invert(employees, 3),
       jobs: weighJobs(jobs, ['a', 'b', 'c'], features),
     }
