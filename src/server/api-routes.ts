@@ -12,6 +12,7 @@ import {
 } from '../entities/entity-store.js'
 import { parseBody } from '../entities/input-issues.js'
 import type { EmployeeLookup, StrictCheck } from '../entities/skill-event-store.js'
+import { errors } from '../errors/skillhouse-error.js'
 import { type JobMatchingQuery, matchJobs } from '../matching/match-jobs.js'
 import { matchVacancies } from '../matching/match-vacancies.js'
 import type { VacancyMatchingQuery } from '../matching/vacancy-match-schema.js'
@@ -162,7 +163,7 @@ export function apiRoutes(): ApiRoute[] {
   const skillEvents = new SkillEventBatcher()
   // Fixed paths before the patterns that would take their last segment for an id
   // (`/taxonomy/subdomains/custom_properties` is not the subdomain `custom_properties`).
-  return [
+  return refusingFixedIds([
     ...webhookRoutes(),
     ...customPropertyRoutes(),
     ...taxonomyRoutes(),
@@ -270,7 +271,7 @@ export function apiRoutes(): ApiRoute[] {
     },
     ...matchingRoutes(),
     ...ENTITY_COLLECTIONS.flatMap(collectionRoutes),
-  ]
+  ])
 }
 
 /**
@@ -555,6 +556,39 @@ function customPropertyRoutes(): ApiRoute[] {
       },
     },
   ])
+}
+
+/**
+ * The creates of collections whose item paths share a level with fixed paths refuse an id that
+ * is one of them: a record `export` of `/organisational_units` could never be read or deleted,
+ * `/organisational_units/export` being the organisational export (fixed paths win).
+ */
+function refusingFixedIds(routes: ApiRoute[]): ApiRoute[] {
+  const fixed = new Set(routes.filter((route) => !route.path.includes(':')).map((route) => route.path))
+  return routes.map((route) => {
+    const items = `${route.path}/:`
+    const collection =
+      route.method === 'POST' &&
+      !route.path.includes(':') &&
+      routes.some((other) => other.path.startsWith(items) && !other.path.slice(items.length).includes('/'))
+    if (!collection) return route
+    return {
+      ...route,
+      handler: async (context) => {
+        const body = await context.body()
+        const id =
+          body !== null && typeof body === 'object'
+            ? (body as { external_id?: unknown }).external_id
+            : undefined
+        if (typeof id === 'string' && fixed.has(`${route.path}/${id}`)) {
+          throw errors.unprocessable(
+            `external_id: '${id}' is the fixed path ${route.path}/${id} of the API, where a record of that id could not be read, changed or deleted; choose another external_id`,
+          )
+        }
+        return route.handler({ ...context, body: async () => body })
+      },
+    }
+  })
 }
 
 /** CONTRACT.md's resource pattern for one collection. */

@@ -326,6 +326,17 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         : METHOD_ORDER.filter((method) =>
             patterns.some((candidate) => candidate.method === method && candidate.pattern.test(path)),
           )
+    // The method is allowed by a pattern only when the path ends in a slash the routes do not
+    // take (the patterns allow one): an endpoint that is not there, not a refused method.
+    if (allowed.includes(c.req.method as Method)) {
+      return errorResponse(
+        new SkillhouseError(
+          404,
+          `no endpoint ${path}; the endpoint is ${path.replace(/\/+$/, '')}, without the trailing slash`,
+        ),
+        idHeader(c),
+      )
+    }
     if (allowed.length > 0)
       return errorResponse(errors.methodNotAllowed(c.req.method, path, allowed), idHeader(c))
     return errorResponse(

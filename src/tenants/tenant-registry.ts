@@ -58,7 +58,8 @@ export class TenantRegistry {
   }
 
   find(name: string): TenantEntry | undefined {
-    return this.file.tenants[name]
+    // Own entries only: a name such as `constructor` must not find a member of Object.prototype.
+    return Object.hasOwn(this.file.tenants, name) ? this.file.tenants[name] : undefined
   }
 
   get(name: string): TenantEntry {
