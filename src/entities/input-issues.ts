@@ -49,10 +49,14 @@ export function classifyIssues(issues: readonly z.core.$ZodIssue[], input: unkno
         out.push({ path: dotted(path), message: `is required${expected}`, structural: true })
         continue
       }
-      // A number where an integer is expected is a value out of its range, not a wrong type.
+      // A number where an integer is expected is a value out of its range, not a wrong type; so
+      // is a number beyond a double (JSON.parse reads it as Infinity, which zod refuses as a number).
       if (
         issue.code === 'invalid_type' &&
-        !(issue.expected === 'int' && typeof valueAt(input, path) === 'number')
+        !(
+          (issue.expected === 'int' || issue.expected === 'number') &&
+          typeof valueAt(input, path) === 'number'
+        )
       ) {
         out.push({ path: dotted(path), message: `must be of type ${issue.expected}`, structural: true })
         continue

@@ -15,7 +15,42 @@ export function fieldPath(path: readonly PropertyKey[], prefix = ''): string {
   return text === '' ? '(body)' : text
 }
 
-const shown = (value: unknown) => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value))
+/** Characters of a value a message shows at most. */
+const SHOWN_CHARS = 120
+
+/**
+ * A value as a message shows it: text quoted, a number as written (one beyond a double, which
+ * JSON.parse reads as Infinity, said so), anything else as JSON; cut to SHOWN_CHARS characters.
+ * A value nested deeper than a few levels or holding many items is only named: a body may nest far
+ * deeper than JSON.stringify can go, and the message need not repeat a megabyte of it.
+ */
+export function shown(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return Number.isNaN(value) ? 'NaN' : 'a number beyond the range of a double'
+  let text: string
+  if (typeof value === 'string') text = `'${value}'`
+  else if (value === null || typeof value !== 'object') text = String(value)
+  else if (!small(value))
+    return Array.isArray(value)
+      ? 'an array too deep or too long to show'
+      : 'an object too deep or too large to show'
+  else text = JSON.stringify(value)
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text
+}
+
+/** Whether a JSON value holds at most 8 levels and 200 values (walked without recursion). */
+function small(value: object): boolean {
+  const pending: [unknown, number][] = [[value, 0]]
+  let values = 0
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop() as [unknown, number]
+    if (++values > 200) return false
+    if (item === null || typeof item !== 'object') continue
+    if (depth >= 8) return false
+    for (const child of Object.values(item)) pending.push([child, depth + 1])
+  }
+  return true
+}
 
 /**
  * One line per zod issue, each naming its field and what would be valid: numbers out of range
@@ -27,56 +62,64 @@ export function issueMessages(
   ranges: Ranges = {},
   prefix = '',
 ): string[] {
-  return issues.map((issue) => {
-    const field = fieldPath(issue.path, prefix)
-    const generic = field.replace(/\[\d+\]/g, '[]')
-    const input = (issue as { input?: unknown }).input
-    switch (issue.code) {
-      case 'too_big':
-      case 'too_small': {
-        const range = ranges[generic] ?? ranges[field]
-        if (issue.origin === 'number' || issue.origin === 'int') {
-          // Query parameters arrive as text: show the number as it was written.
-          const got = typeof input === 'string' ? input : shown(input)
-          if (range) return `${field}: must be between ${range[0]} and ${range[1]}; got ${got}`
-          const bound = issue.code === 'too_big' ? `at most ${issue.maximum}` : `at least ${issue.minimum}`
-          return `${field}: must be ${bound}; got ${got}`
-        }
-        if (issue.origin === 'string') {
-          const bound =
-            issue.code === 'too_big'
-              ? `at most ${issue.maximum} characters`
-              : `at least ${issue.minimum} characters`
-          return `${field}: must be ${bound}; got ${String(input ?? '').length}`
-        }
-        if (issue.origin === 'array') {
-          const bound =
-            issue.code === 'too_big' ? `at most ${issue.maximum} items` : `at least ${issue.minimum} item(s)`
-          return `${field}: must hold ${bound}; got ${Array.isArray(input) ? input.length : 0}`
-        }
-        return `${field}: ${issue.message}`
+  // One line per problem: zod may report one value twice (a number beyond a double fails both
+  // its range checks).
+  return [...new Set(issues.map((issue) => issueMessage(issue, ranges, prefix)))]
+}
+
+function issueMessage(issue: z.core.$ZodIssue, ranges: Ranges, prefix: string): string {
+  const field = fieldPath(issue.path, prefix)
+  const generic = field.replace(/\[\d+\]/g, '[]')
+  const input = (issue as { input?: unknown }).input
+  switch (issue.code) {
+    case 'too_big':
+    case 'too_small': {
+      const range = ranges[generic] ?? ranges[field]
+      if (issue.origin === 'number' || issue.origin === 'int') {
+        // Query parameters arrive as text: show the number as it was written.
+        const got = typeof input === 'string' ? input : shown(input)
+        if (range) return `${field}: must be between ${range[0]} and ${range[1]}; got ${got}`
+        const bound = issue.code === 'too_big' ? `at most ${issue.maximum}` : `at least ${issue.minimum}`
+        return `${field}: must be ${bound}; got ${got}`
       }
-      case 'invalid_union': {
-        const detail = issue as { discriminator?: string; options?: unknown[] }
-        if (detail.discriminator) {
-          const got = (input as Record<string, unknown> | undefined)?.[detail.discriminator]
-          const name = field.endsWith(`.${detail.discriminator}`) ? field : `${field}.${detail.discriminator}`
-          return `${name}: must be one of ${(detail.options ?? []).join(', ')}; got ${got === undefined ? 'nothing' : shown(got)}`
-        }
-        return `${field}: ${issue.message}`
+      if (issue.origin === 'string') {
+        const bound =
+          issue.code === 'too_big'
+            ? `at most ${issue.maximum} characters`
+            : `at least ${issue.minimum} characters`
+        return `${field}: must be ${bound}; got ${String(input ?? '').length}`
       }
-      case 'invalid_value':
-        return `${field}: must be one of ${issue.values.map(String).join(', ')}; got ${shown(input)}`
-      case 'invalid_type':
-        return input === undefined
-          ? `${field}: is required (${issue.expected})`
-          : `${field}: must be ${article(issue.expected)}; got ${shown(input)}`
-      case 'unrecognized_keys':
-        return `${field}: unknown field(s) ${issue.keys.join(', ')}`
-      default:
-        return `${field}: ${issue.message}${input !== undefined && typeof input !== 'object' ? `; got ${shown(input)}` : ''}`
+      if (issue.origin === 'array') {
+        const bound =
+          issue.code === 'too_big' ? `at most ${issue.maximum} items` : `at least ${issue.minimum} item(s)`
+        return `${field}: must hold ${bound}; got ${Array.isArray(input) ? input.length : 0}`
+      }
+      return `${field}: ${issue.message}`
     }
-  })
+    case 'invalid_union': {
+      const detail = issue as { discriminator?: string; options?: unknown[] }
+      if (detail.discriminator) {
+        const got = (input as Record<string, unknown> | undefined)?.[detail.discriminator]
+        const name = field.endsWith(`.${detail.discriminator}`) ? field : `${field}.${detail.discriminator}`
+        return `${name}: must be one of ${(detail.options ?? []).join(', ')}; got ${got === undefined ? 'nothing' : shown(got)}`
+      }
+      return `${field}: ${issue.message}`
+    }
+    case 'invalid_value':
+      return `${field}: must be one of ${issue.values.map(String).join(', ')}; got ${shown(input)}`
+    case 'invalid_type': {
+      if (input === undefined) return `${field}: is required (${issue.expected})`
+      // A number beyond a double (JSON.parse reads it as Infinity): out of the field's range.
+      const range = ranges[generic] ?? ranges[field]
+      if (range && typeof input === 'number')
+        return `${field}: must be between ${range[0]} and ${range[1]}; got ${shown(input)}`
+      return `${field}: must be ${article(issue.expected)}; got ${shown(input)}`
+    }
+    case 'unrecognized_keys':
+      return `${field}: unknown field(s) ${issue.keys.join(', ')}`
+    default:
+      return `${field}: ${issue.message}${input !== undefined && typeof input !== 'object' ? `; got ${shown(input)}` : ''}`
+  }
 }
 
 const article = (expected: string) => (/^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`)
