@@ -6,6 +6,7 @@ import {
   supportsModernEvents,
   type TenantSettings,
 } from '../schemas/index.js'
+import { MALFORMED_TEXT, malformedText } from '../util/malformed-text.js'
 import type { EntityKind, Reference, ReferenceTarget } from './entity-kinds.js'
 import { fastParseOf } from './fast-parse.js'
 import type { Problem } from './rejects.js'
@@ -46,8 +47,7 @@ export function checkRow(
       problems: [
         {
           field: malformed,
-          reason:
-            'holds an unpaired UTF-16 surrogate (an escape such as \\ud800 alone), which is not text; send valid Unicode',
+          reason: MALFORMED_TEXT,
         },
       ],
     }
@@ -72,50 +72,6 @@ export function checkRow(
     ...referenceProblems(kind.references(record), context.references, kind),
   ]
   return problems.length ? { problems } : { record }
-}
-
-/** A surrogate code point: in a `u` pattern a well-formed pair is one code point, so only a lone one matches. */
-const LONE_SURROGATE = /\p{Cs}/u
-
-/**
- * The dotted path of the first string (or key) in `value` that is not well-formed UTF-16, or
- * null. Every row is asked, so paths are built only once a walk has found one (a second walk);
- * both walks keep a stack of their own (a row may nest deeper than the call stack).
- */
-function malformedText(value: unknown, path: string): string | null {
-  if (!holdsLoneSurrogate(value)) return null
-  const pending: [unknown, string][] = [[value, path]]
-  while (pending.length > 0) {
-    const [item, itemPath] = pending.pop() as [unknown, string]
-    if (typeof item === 'string') {
-      if (LONE_SURROGATE.test(item)) return itemPath
-    } else if (item !== null && typeof item === 'object') {
-      const entries = Object.entries(item)
-      for (let index = entries.length - 1; index >= 0; index--) {
-        const [key, member] = entries[index] as [string, unknown]
-        const memberPath = itemPath === '' ? key : `${itemPath}.${key}`
-        if (LONE_SURROGATE.test(key)) return memberPath
-        pending.push([member, memberPath])
-      }
-    }
-  }
-  return path
-}
-
-function holdsLoneSurrogate(value: unknown): boolean {
-  const pending: unknown[] = [value]
-  while (pending.length > 0) {
-    const item = pending.pop()
-    if (typeof item === 'string') {
-      if (LONE_SURROGATE.test(item)) return true
-    } else if (item !== null && typeof item === 'object') {
-      for (const [key, member] of Object.entries(item)) {
-        if (LONE_SURROGATE.test(key)) return true
-        pending.push(member)
-      }
-    }
-  }
-  return false
 }
 
 /** zod issues as problems: the dotted field path and a reason that says what would be valid. */

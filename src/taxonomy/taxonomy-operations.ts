@@ -512,41 +512,76 @@ async function findSkill(
   vendor: ExternalVendor,
   id: string,
 ): Promise<SkillRow | undefined> {
-  return tenant.database.one<SkillRow & Record<string, unknown>>(
+  return (await findSkills(tenant, vendor, [id]))[0]
+}
+
+/** The rows of skills `ids` of a vendor (those that exist), in external_id order. */
+async function findSkills(
+  tenant: TaxonomyTenant,
+  vendor: ExternalVendor,
+  ids: readonly string[],
+): Promise<SkillRow[]> {
+  return tenant.database.all<SkillRow & Record<string, unknown>>(
     `SELECT s.external_id, s.external_vendor, s.skill_cluster_id, s.skill_type, s.description, s.custom,
             s.custom_properties::VARCHAR AS props, s.content_hash, s.updated_at,
             c.subdomain_id, d.domain_id
        FROM skills s
        LEFT JOIN skill_clusters c ON c.external_vendor = s.external_vendor AND c.external_id = s.skill_cluster_id
        LEFT JOIN subdomains d ON d.external_vendor = s.external_vendor AND d.external_id = c.subdomain_id
-      WHERE s.external_vendor = $1 AND s.external_id = $2`,
-    [vendor, id],
+      WHERE s.external_vendor = $1 AND list_contains($2::VARCHAR[], s.external_id)
+      ORDER BY s.external_id`,
+    [vendor, listValue([...ids])],
   )
 }
 
 async function requireSkill(tenant: TaxonomyTenant, vendor: ExternalVendor, id: string): Promise<SkillRow> {
   const row = await findSkill(tenant, vendor, id)
-  if (!row) {
-    throw errors.notFound(
-      'skill',
-      id,
-      `no skill with this id is in the ${vendor} vocabulary or the custom skills of tenant ${tenant.settings.name} (a deleted skill is gone)`,
-    )
-  }
+  if (!row) throw skillNotFound(tenant, vendor, id)
   return row
 }
 
+const skillNotFound = (tenant: TaxonomyTenant, vendor: ExternalVendor, id: string) =>
+  errors.notFound(
+    'skill',
+    id,
+    `no skill with this id is in the ${vendor} vocabulary or the custom skills of tenant ${tenant.settings.name} (a deleted skill is gone)`,
+  )
+
 async function skillLabels(tenant: TaxonomyTenant, vendor: ExternalVendor, id: string) {
-  const names: Partial<Record<VocabLanguage, string>> = {}
-  const aliases: Partial<Record<VocabLanguage, string[]>> = {}
-  for (const row of await tenant.database.all<{ language: VocabLanguage; kind: string; label: string }>(
-    'SELECT language, kind, label FROM skill_labels WHERE external_vendor = $1 AND skill_id = $2 ORDER BY rowid',
-    [vendor, id],
+  return (await labelsOfSkills(tenant, vendor, [id])).get(id) ?? { names: {}, aliases: {} }
+}
+
+type SkillLabels = {
+  names: Partial<Record<VocabLanguage, string>>
+  aliases: Partial<Record<VocabLanguage, string[]>>
+}
+
+/** The names and aliases of skills `ids` of a vendor, by skill, in one read. */
+async function labelsOfSkills(
+  tenant: TaxonomyTenant,
+  vendor: ExternalVendor,
+  ids: readonly string[],
+): Promise<Map<string, SkillLabels>> {
+  const out = new Map<string, SkillLabels>()
+  for (const row of await tenant.database.all<{
+    skill_id: string
+    language: VocabLanguage
+    kind: string
+    label: string
+  }>(
+    `SELECT skill_id, language, kind, label FROM skill_labels
+      WHERE external_vendor = $1 AND list_contains($2::VARCHAR[], skill_id) ORDER BY rowid`,
+    [vendor, listValue([...ids])],
   )) {
-    if (row.kind === 'name') names[row.language] = row.label
-    else aliases[row.language] = [...(aliases[row.language] ?? []), row.label]
+    let labels = out.get(row.skill_id)
+    if (!labels) {
+      labels = { names: {}, aliases: {} }
+      out.set(row.skill_id, labels)
+    }
+    if (row.kind === 'name') labels.names[row.language] = row.label
+    else labels.aliases[row.language] = [...(labels.aliases[row.language] ?? []), row.label]
   }
-  return { names, aliases }
+  return out
 }
 
 async function requireCluster(
@@ -633,33 +668,53 @@ export async function getSkill(
   tenant: TaxonomyTenant,
   skillId: string,
   vendor: string = 'vendor_default',
-  options: { vocab_language?: string | undefined; include?: readonly string[] | undefined } = {},
+  options: SkillReadOptions = {},
 ): Promise<SkillDetailResponse> {
   const known = requireVendor(tenant, vendor)
+  const [skill] = await readSkills(tenant, known, [skillId], options)
+  if (!skill) throw skillNotFound(tenant, known, skillId)
+  return skill
+}
+
+type SkillReadOptions = { vocab_language?: string | undefined; include?: readonly string[] | undefined }
+
+/**
+ * Skills `ids` of a vendor as their GET answers them, in external_id order (those that exist):
+ * three reads whatever their number (a page of 1,000 skills read one by one took 4 s).
+ */
+async function readSkills(
+  tenant: TaxonomyTenant,
+  vendor: ExternalVendor,
+  ids: readonly string[],
+  options: SkillReadOptions,
+): Promise<SkillDetailResponse[]> {
   const include = includes(options)
-  const language = await resolveVocabLanguage(tenant, known, options.vocab_language)
-  const row = await requireSkill(tenant, known, skillId)
-  const { names, aliases } = await skillLabels(tenant, known, skillId)
-  const shown =
-    nameFallbacks(language).find((candidate) => names[candidate] !== undefined) ??
-    VOCAB_LANGUAGES.find((candidate) => names[candidate] !== undefined)
-  const response: SkillDetailResponse = {
-    external_id: row.external_id,
-    external_vendor: known,
-    skill_name: shown ? (names[shown] as string) : row.external_id,
-    skill_type: row.skill_type,
-    skill_cluster_id: row.skill_cluster_id,
-    subdomain_id: row.subdomain_id,
-    domain_id: row.domain_id,
-    description: row.description,
-    aliases: shown ? (aliases[shown] ?? []) : [],
-    custom: row.custom,
-    last_updated: isoTime(row.updated_at),
-  }
-  if (include.has('custom_properties')) {
-    response.custom_properties = row.props ? (JSON.parse(row.props) as CustomProperties) : {}
-  }
-  return response
+  const language = await resolveVocabLanguage(tenant, vendor, options.vocab_language)
+  const rows = await findSkills(tenant, vendor, ids)
+  const labels = await labelsOfSkills(tenant, vendor, ids)
+  return rows.map((row) => {
+    const { names, aliases } = labels.get(row.external_id) ?? { names: {}, aliases: {} }
+    const shown =
+      nameFallbacks(language).find((candidate) => names[candidate] !== undefined) ??
+      VOCAB_LANGUAGES.find((candidate) => names[candidate] !== undefined)
+    const response: SkillDetailResponse = {
+      external_id: row.external_id,
+      external_vendor: vendor,
+      skill_name: shown ? (names[shown] as string) : row.external_id,
+      skill_type: row.skill_type,
+      skill_cluster_id: row.skill_cluster_id,
+      subdomain_id: row.subdomain_id,
+      domain_id: row.domain_id,
+      description: row.description,
+      aliases: shown ? (aliases[shown] ?? []) : [],
+      custom: row.custom,
+      last_updated: isoTime(row.updated_at),
+    }
+    if (include.has('custom_properties')) {
+      response.custom_properties = row.props ? (JSON.parse(row.props) as CustomProperties) : {}
+    }
+    return response
+  })
 }
 
 /**
@@ -849,7 +904,7 @@ async function listLevel<T>(
   tenant: TaxonomyTenant,
   table: 'domains' | 'subdomains' | 'skill_clusters' | 'skills',
   query: TaxonomyListQuery,
-  read: (vendor: ExternalVendor, id: string) => Promise<T>,
+  read: (vendor: ExternalVendor, ids: string[]) => Promise<T[]>,
 ): Promise<TaxonomyPage<T>> {
   const page = parseQuery(PageQuery, { starting_after: query.starting_after, limit: query.limit })
   const vendor = requireVendor(tenant, query.external_vendor)
@@ -861,11 +916,19 @@ async function listLevel<T>(
     [vendor, page.starting_after ?? null, page.limit + 1],
   )
   const ids = rows.slice(0, page.limit).map((row) => row.external_id)
-  const records: T[] = []
-  for (const id of ids) records.push(await read(vendor, id))
+  const records = await read(vendor, ids)
   const has_next = rows.length > page.limit
   return { records, has_next, next_starting_after: has_next ? (ids.at(-1) ?? null) : null }
 }
+
+/** A page's reader from a record's: one read after another (a level has far fewer records than skills). */
+const oneByOne =
+  <T>(read: (vendor: ExternalVendor, id: string) => Promise<T>) =>
+  async (vendor: ExternalVendor, ids: string[]): Promise<T[]> => {
+    const records: T[] = []
+    for (const id of ids) records.push(await read(vendor, id))
+    return records
+  }
 
 const getOptions = (query: TaxonomyListQuery, vendor: ExternalVendor): TaxonomyGetOptions => ({
   external_vendor: vendor,
@@ -874,27 +937,38 @@ const getOptions = (query: TaxonomyListQuery, vendor: ExternalVendor): TaxonomyG
 
 /** `GET /taxonomy/domains`: a page of the Domains of a vendor's taxonomy. */
 export function listDomains(tenant: TaxonomyTenant, query: TaxonomyListQuery) {
-  return listLevel(tenant, 'domains', query, (vendor, id) => getDomain(tenant, id, getOptions(query, vendor)))
+  return listLevel(
+    tenant,
+    'domains',
+    query,
+    oneByOne((vendor, id) => getDomain(tenant, id, getOptions(query, vendor))),
+  )
 }
 
 /** `GET /taxonomy/subdomains`: a page of the Subdomains. */
 export function listSubdomains(tenant: TaxonomyTenant, query: TaxonomyListQuery) {
-  return listLevel(tenant, 'subdomains', query, (vendor, id) =>
-    getSubdomain(tenant, id, getOptions(query, vendor)),
+  return listLevel(
+    tenant,
+    'subdomains',
+    query,
+    oneByOne((vendor, id) => getSubdomain(tenant, id, getOptions(query, vendor))),
   )
 }
 
 /** `GET /taxonomy/skill_clusters`: a page of the Skill Clusters. */
 export function listSkillClusters(tenant: TaxonomyTenant, query: TaxonomyListQuery) {
-  return listLevel(tenant, 'skill_clusters', query, (vendor, id) =>
-    getSkillCluster(tenant, id, getOptions(query, vendor)),
+  return listLevel(
+    tenant,
+    'skill_clusters',
+    query,
+    oneByOne((vendor, id) => getSkillCluster(tenant, id, getOptions(query, vendor))),
   )
 }
 
 /** `GET /taxonomy/skills`: a page of the vendor's Skills, the vocabulary's and the custom ones. */
 export function listSkills(tenant: TaxonomyTenant, query: TaxonomyListQuery) {
-  return listLevel(tenant, 'skills', query, (vendor, id) =>
-    getSkill(tenant, id, vendor, {
+  return listLevel(tenant, 'skills', query, (vendor, ids) =>
+    readSkills(tenant, vendor, ids, {
       vocab_language: query.vocab_language,
       ...(query.include ? { include: query.include } : {}),
     }),

@@ -4,6 +4,7 @@ import { classifyIssues } from '../entities/input-issues.js'
 import { errors } from '../errors/skillhouse-error.js'
 import { type ExternalVendor, type TenantSettings, VENDORS } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import { MALFORMED_TEXT, malformedText } from '../util/malformed-text.js'
 
 /**
  * What a taxonomy operation needs of a tenant. An `OpenTenant` of the tenant service fits, and so
@@ -67,14 +68,21 @@ export function parseInput<T extends z.ZodType>(
   prefix = '',
 ): z.output<T> {
   const parsed = schema.safeParse(input)
-  if (parsed.success) return parsed.data
+  if (parsed.success) return wellFormed(parsed.data, prefix)
   throw errors.unprocessable(describeIssues(parsed.error.issues, what, prefix))
+}
+
+/** `value`, unless a string in it is not text (malformed-text.ts): then a 422 naming the field. */
+function wellFormed<T>(value: T, prefix = ''): T {
+  const field = malformedText(value, '')
+  if (field === null) return value
+  throw errors.unprocessable(`${[prefix, field].filter(Boolean).join('.') || '(body)'}: ${MALFORMED_TEXT}`)
 }
 
 /** `parseInput` for a request body: a wrong structure (section 7's 400) is told from invalid values (422). */
 export function parseRequestBody<T extends z.ZodType>(schema: T, input: unknown, what: string): z.output<T> {
   const parsed = schema.safeParse(input)
-  if (parsed.success) return parsed.data
+  if (parsed.success) return wellFormed(parsed.data)
   const messages = describeIssues(parsed.error.issues, what)
   if (classifyIssues(parsed.error.issues, input).some((issue) => issue.structural)) {
     throw errors.badRequest(messages)
