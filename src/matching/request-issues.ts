@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import { classifyIssues } from '../entities/input-issues.js'
 import { errors, type SkillhouseError } from '../errors/skillhouse-error.js'
+import { describeValue } from '../util/describe-value.js'
 
 /** A numeric range a field must lie in, for messages that say both ends and what was sent. */
 export type Ranges = Record<string, readonly [number, number]>
@@ -13,43 +14,6 @@ export function fieldPath(path: readonly PropertyKey[], prefix = ''): string {
     else text += text === '' ? String(part) : `.${String(part)}`
   }
   return text === '' ? '(body)' : text
-}
-
-/** Characters of a value a message shows at most. */
-const SHOWN_CHARS = 120
-
-/**
- * A value as a message shows it: text quoted, a number as written (one beyond a double, which
- * JSON.parse reads as Infinity, said so), anything else as JSON; cut to SHOWN_CHARS characters.
- * A value nested deeper than a few levels or holding many items is only named: a body may nest far
- * deeper than JSON.stringify can go, and the message need not repeat a megabyte of it.
- */
-export function shown(value: unknown): string {
-  if (typeof value === 'number' && !Number.isFinite(value))
-    return Number.isNaN(value) ? 'NaN' : 'a number beyond the range of a double'
-  let text: string
-  if (typeof value === 'string') text = `'${value}'`
-  else if (value === null || typeof value !== 'object') text = String(value)
-  else if (!small(value))
-    return Array.isArray(value)
-      ? 'an array too deep or too long to show'
-      : 'an object too deep or too large to show'
-  else text = JSON.stringify(value)
-  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text
-}
-
-/** Whether a JSON value holds at most 8 levels and 200 values (walked without recursion). */
-function small(value: object): boolean {
-  const pending: [unknown, number][] = [[value, 0]]
-  let values = 0
-  while (pending.length > 0) {
-    const [item, depth] = pending.pop() as [unknown, number]
-    if (++values > 200) return false
-    if (item === null || typeof item !== 'object') continue
-    if (depth >= 8) return false
-    for (const child of Object.values(item)) pending.push([child, depth + 1])
-  }
-  return true
 }
 
 /**
@@ -77,7 +41,7 @@ function issueMessage(issue: z.core.$ZodIssue, ranges: Ranges, prefix: string): 
       const range = ranges[generic] ?? ranges[field]
       if (issue.origin === 'number' || issue.origin === 'int') {
         // Query parameters arrive as text: show the number as it was written.
-        const got = typeof input === 'string' ? input : shown(input)
+        const got = typeof input === 'string' ? input : describeValue(input)
         if (range) return `${field}: must be between ${range[0]} and ${range[1]}; got ${got}`
         const bound = issue.code === 'too_big' ? `at most ${issue.maximum}` : `at least ${issue.minimum}`
         return `${field}: must be ${bound}; got ${got}`
@@ -101,24 +65,24 @@ function issueMessage(issue: z.core.$ZodIssue, ranges: Ranges, prefix: string): 
       if (detail.discriminator) {
         const got = (input as Record<string, unknown> | undefined)?.[detail.discriminator]
         const name = field.endsWith(`.${detail.discriminator}`) ? field : `${field}.${detail.discriminator}`
-        return `${name}: must be one of ${(detail.options ?? []).join(', ')}; got ${got === undefined ? 'nothing' : shown(got)}`
+        return `${name}: must be one of ${(detail.options ?? []).join(', ')}; got ${got === undefined ? 'nothing' : describeValue(got)}`
       }
       return `${field}: ${issue.message}`
     }
     case 'invalid_value':
-      return `${field}: must be one of ${issue.values.map(String).join(', ')}; got ${shown(input)}`
+      return `${field}: must be one of ${issue.values.map(String).join(', ')}; got ${describeValue(input)}`
     case 'invalid_type': {
       if (input === undefined) return `${field}: is required (${issue.expected})`
       // A number beyond a double (JSON.parse reads it as Infinity): out of the field's range.
       const range = ranges[generic] ?? ranges[field]
       if (range && typeof input === 'number')
-        return `${field}: must be between ${range[0]} and ${range[1]}; got ${shown(input)}`
-      return `${field}: must be ${article(issue.expected)}; got ${shown(input)}`
+        return `${field}: must be between ${range[0]} and ${range[1]}; got ${describeValue(input)}`
+      return `${field}: must be ${article(issue.expected)}; got ${describeValue(input)}`
     }
     case 'unrecognized_keys':
       return `${field}: unknown field(s) ${issue.keys.join(', ')}`
     default:
-      return `${field}: ${issue.message}${input !== undefined && typeof input !== 'object' ? `; got ${shown(input)}` : ''}`
+      return `${field}: ${issue.message}${input !== undefined && typeof input !== 'object' && !issue.message.includes('; got ') ? `; got ${describeValue(input)}` : ''}`
   }
 }
 

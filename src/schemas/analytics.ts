@@ -1,6 +1,6 @@
-import { z } from 'zod'
 import { ExternalId, Timestamp } from './common.js'
 import { ExternalVendor } from './vendors.js'
+import { z } from './zod.js'
 
 /** Job change preview request (2.6). */
 export const JobChangePreviewRequest = z.strictObject({

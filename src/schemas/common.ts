@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import { LIMITS } from './limits.js'
+import { z } from './zod.js'
 
 /** ExternalId (2.1): 1 to 100 characters of `[a-zA-Z0-9_-]`. */
 export const ExternalId = z

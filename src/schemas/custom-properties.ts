@@ -1,6 +1,6 @@
-import { z } from 'zod'
 import { Timestamp } from './common.js'
 import { LIMITS } from './limits.js'
+import { z } from './zod.js'
 
 /** Entity types that carry Custom Properties (2.9), as they appear in paths. */
 export const CUSTOM_PROPERTY_ENTITY_TYPES = [

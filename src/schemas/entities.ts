@@ -1,7 +1,7 @@
-import { z } from 'zod'
 import { ExternalId, FreeText, IsoDate, Languages, LocationOrAddress, Name } from './common.js'
 import { CustomProperties } from './custom-properties.js'
 import { LIMITS } from './limits.js'
+import { z } from './zod.js'
 
 const Ids = z.array(ExternalId).max(LIMITS.listItems.max)
 

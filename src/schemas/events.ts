@@ -1,8 +1,8 @@
-import { z } from 'zod'
 import { ExternalId, Timestamp } from './common.js'
 import { TaxonomyOperationType } from './taxonomy.js'
 import { TenantName } from './tenant-settings.js'
 import { ExternalVendor } from './vendors.js'
+import { z } from './zod.js'
 
 /**
  * The webhook events of section 6: the CloudEvents 1.0 envelope the outbox stores, exports and

@@ -1,8 +1,8 @@
-import { z } from 'zod'
 import { CountryCode, ExternalId, GeoPoint, IsoDate } from './common.js'
 import { PropertyName } from './custom-properties.js'
 import { LIMITS } from './limits.js'
 import { MatchingEventType } from './skill-events.js'
+import { z } from './zod.js'
 
 const Distance = z.number().min(0).max(40_075)
 const Ids = z.array(ExternalId).min(1).max(10_000)

@@ -1,6 +1,6 @@
-import { z } from 'zod'
 import { ExternalId, IsoDate, Timestamp } from './common.js'
 import { ExternalVendor } from './vendors.js'
+import { z } from './zod.js'
 
 /**
  * Skill Profiles as the API answers them: the profile of an Employee, Job or Course (the 4.13

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { z } from './zod.js'
 
 /**
  * What the HTTP server answers beyond the resources: the spec's error body (section 7), the

@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import { ExternalId, FreeText, IsoDate } from './common.js'
+import { z } from './zod.js'
 
 /** The 12 Skill Event types (2.4). */
 export const SKILL_EVENT_TYPES = [

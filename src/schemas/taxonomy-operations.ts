@@ -1,8 +1,8 @@
-import { z } from 'zod'
 import { ExternalId, FreeText, Name, pageOf, Timestamp } from './common.js'
 import { CustomProperties } from './custom-properties.js'
 import { SkillAliases, SkillLabels, SkillResponse, SkillType, TaxonomyChange } from './taxonomy.js'
 import { ExternalVendor } from './vendors.js'
+import { z } from './zod.js'
 
 /**
  * Schemas of the taxonomy operations (create/get/update/delete of Domains, Subdomains, Skill

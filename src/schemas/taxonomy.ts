@@ -1,8 +1,8 @@
-import { z } from 'zod'
 import { ExternalId, FreeText, Name, Timestamp } from './common.js'
 import { CustomProperties } from './custom-properties.js'
 import { ExternalVendor } from './vendors.js'
 import { VOCAB_LANGUAGES } from './vocabulary-languages.js'
+import { z } from './zod.js'
 
 /** Domain (2.2). */
 export const Domain = z.strictObject({

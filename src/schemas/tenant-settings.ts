@@ -1,6 +1,6 @@
-import { z } from 'zod'
 import { ExternalVendor } from './vendors.js'
 import { VOCAB_LANGUAGES } from './vocabulary-languages.js'
+import { z } from './zod.js'
 
 /** Model configurations, oldest first; ticket, merge_request and dynamic need MC_2025_Q1_V1 or later. */
 export const MODEL_CONFIGURATIONS = [

@@ -1,7 +1,7 @@
-import { z } from 'zod'
 import { ExternalId, Name } from './common.js'
 import { SkillType } from './taxonomy.js'
 import { DEFAULT_VOCAB_LANGUAGES, VOCAB_LANGUAGES } from './vocabulary-languages.js'
+import { z } from './zod.js'
 
 /**
  * The skillhouse vocabulary format (JSON): one file per Domain, holding its Subdomains, their

@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import type { ExternalVendor } from './vendors.js'
+import { z } from './zod.js'
 
 /** Internal vocabulary languages of the default vocabulary (2.1). `en` is an alias of `en_uk`. */
 export const DEFAULT_VOCAB_LANGUAGES = ['en_uk', 'en_us', 'de', 'fr', 'nl'] as const

@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import { Timestamp } from './common.js'
+import { z } from './zod.js'
 
 /**
  * Webhook subscriptions and their delivery log. Section 6 says how events look and that delivery
