@@ -1,13 +1,14 @@
 import type { z } from 'zod'
-import { type Check, checksOf, type Def, defOf, stringChecks, Unsupported } from './zod-def.js'
+import { type Check, checksOf, type Def, defOf, objectRules, stringChecks, Unsupported } from './zod-def.js'
 
 /**
  * A parse compiled from a zod schema that answers only when the value is certainly valid: it
  * returns what zod's parse would return (same values, keys in the schema's order) or `undefined`
  * when zod must decide (and name the problem). Covers the parts of zod our row schemas use:
  * strings with lengths, patterns and ISO dates, numbers with bounds and integers, booleans,
- * enums, literals, optional fields, arrays, strict objects and (discriminated) unions. A schema
- * with anything else (defaults, transforms, refinements, …) gets no fast parse at all.
+ * enums, literals, optional fields, arrays, strict objects (with date orders, `datesInOrder`) and
+ * (discriminated) unions. A schema with anything else (defaults, transforms, other refinements, …)
+ * gets no fast parse at all.
  */
 export type FastParse = (value: unknown) => unknown
 
@@ -148,8 +149,9 @@ interface Field {
 }
 
 function compileObject(def: Def): FastParse {
-  // Strict objects only (an unknown key is zod's to name); no object-level checks.
-  if (!def.catchall || defOf(def.catchall).type !== 'never' || def.checks?.length) throw new Unsupported()
+  // Strict objects only (an unknown key is zod's to name); of object-level checks, date orders.
+  if (!def.catchall || defOf(def.catchall).type !== 'never') throw new Unsupported()
+  const orders = objectRules(def)
   const fields: Field[] = Object.entries(def.shape ?? {}).map(([key, schema]) => {
     const fieldDef = defOf(schema)
     const optional = fieldDef.type === 'optional'
@@ -177,6 +179,11 @@ function compileObject(def: Def): FastParse {
       const parsed = field.parse(item)
       if (parsed === NOT_SURE) return NOT_SURE
       result[field.key] = parsed
+    }
+    for (const { from, to } of orders) {
+      const start = result[from]
+      const end = result[to]
+      if (typeof start === 'string' && typeof end === 'string' && end < start) return NOT_SURE
     }
     return result
   }

@@ -1,5 +1,13 @@
 import type { z } from 'zod'
-import { checksOf, type Def, defOf, stringChecks, Unsupported } from './zod-def.js'
+import {
+  checksOf,
+  type DateOrder,
+  type Def,
+  defOf,
+  objectRules,
+  stringChecks,
+  Unsupported,
+} from './zod-def.js'
 
 /**
  * A SQL condition compiled from a zod schema that holds only for values zod accepts *and*
@@ -182,7 +190,7 @@ function topFieldsClear(def: Def, fields: Fields): string {
 }
 
 function topFieldChecks(def: Def, fields: Fields): FieldCheck[] {
-  if (fieldsOf(def).some((field) => field.optional)) throw new Unsupported()
+  if (fieldsOf(def).some((field) => field.optional) || objectRules(def).length > 0) throw new Unsupported()
   return fieldChecks(def, fields, 1)
 }
 
@@ -327,8 +335,10 @@ interface Field {
 }
 
 function fieldsOf(def: Def): Field[] {
-  // Strict objects only, without object-level checks (as fast-parse.ts).
-  if (!def.catchall || defOf(def.catchall).type !== 'never' || def.checks?.length) throw new Unsupported()
+  // Strict objects only; of object-level checks, date orders (as fast-parse.ts), which the
+  // callers that clear an object check (`orderClear`, `PatternContext.order`).
+  if (!def.catchall || defOf(def.catchall).type !== 'never') throw new Unsupported()
+  objectRules(def)
   return Object.entries(def.shape ?? {}).map(([key, schema]) => {
     if (!/^[a-z_][a-z0-9_]*$/.test(key)) throw new Unsupported()
     const fieldDef = defOf(schema)
@@ -382,7 +392,15 @@ function objectClear(def: Def, node: JsonNode, depth: number): string {
     `regexp_matches(${keys}, ${literal(order)})`,
     `${keyCount(keys)} = ${presentCount(fields, node)}`,
     fieldsClear(def, (key) => node.member(key), depth),
+    ...objectRules(def).map((order) => orderClear(order, node)),
   ])
+}
+
+/** A date order of an object whose members are clear ISO dates: JSON strings compare as dates. */
+function orderClear({ from, to }: DateOrder, node: JsonNode): string {
+  const start = node.member(from).value
+  const end = node.member(to).value
+  return anyOf([`${start} IS NULL`, `${end} IS NULL`, `${end}::VARCHAR >= ${start}::VARCHAR`])
 }
 
 /** Certainly not this strict object: not an object, a required key missing, or a key it does not know. */
@@ -416,7 +434,11 @@ function unionClear(def: Def, node: JsonNode, depth: number): string {
 function patternClear(schema: z.ZodType, text: string, depth: number): string {
   const extra: string[] = []
   let longest = Number.POSITIVE_INFINITY
+  const orders = new Map<string, DateOrder>()
   const context: PatternContext = {
+    order: (order) => {
+      orders.set(`${order.from},${order.to}`, order)
+    },
     array: (key, array) => {
       const member = jsonNode(`json_extract(${text}, ${literal(`$.${safeKey(key)}`)})`)
       extra.push(anyOf([`strpos(${text}, ${literal(`"${key}":`)}) = 0`, arrayClear(array, member, depth)]))
@@ -432,6 +454,15 @@ function patternClear(schema: z.ZodType, text: string, depth: number): string {
   }
   const escapedFields = new Map<number, string[]>()
   const pattern = valuePattern(schema, context)
+  // A date order, on a text the pattern cleared: each date found by its key, `"key":"` (whose
+  // quotes cannot occur inside a string, where they are escaped; the object is flat), and its
+  // ten characters compared (strpos, not a pattern: it runs on the rows of several event types).
+  // For a union, an option without those keys finds nothing and passes.
+  for (const { from, to } of orders.values()) {
+    const at = (key: string) => `strpos(${text}, ${literal(`"${safeKey(key)}":"`)})`
+    const date = (key: string) => `substr(${text}, ${at(key)} + ${key.length + 4}, 10)`
+    extra.push(anyOf([`${at(from)} = 0`, `${at(to)} = 0`, `${date(to)} >= ${date(from)}`]))
+  }
   const parts = [`regexp_full_match(${text}, ${literal(pattern)})`, ...extra]
   if (escapedFields.size > 0) {
     // A bounded string with an escape is matched without counting (see stringPattern); counted
@@ -449,6 +480,8 @@ function patternClear(schema: z.ZodType, text: string, depth: number): string {
 }
 
 interface PatternContext {
+  /** A date order of an object: checked apart (a pattern cannot compare). */
+  order(order: DateOrder): void
   /** An array member: checked apart (its pattern only says "an array of strings"). */
   array(key: string, def: Def): void
   /** A string whose maximum the pattern cannot count: the whole text is bounded by it. */
@@ -584,6 +617,7 @@ function namesPattern(values: readonly unknown[]): string {
  * every later field is preceded by a comma.
  */
 function objectPattern(def: Def, context: PatternContext): string {
+  for (const order of objectRules(def)) context.order(order)
   const fields = fieldsOf(def).map((field) => ({
     ...field,
     pattern: `"${field.key}":${valuePattern(field.schema, context, field.key)}`,

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { dateOrderOf } from '../schemas/common.js'
 
 /**
  * What the schema compilers of ingest (fast-parse.ts, sql-clear.ts) read of a zod 4 schema: its
@@ -53,4 +54,19 @@ export function stringChecks(def: Def): { min: number; max: number; patterns: Re
     else throw new Unsupported()
   }
   return { min, max, patterns }
+}
+
+/** A rule of an object that the compilers cover: date `to` not before date `from` (datesInOrder). */
+export interface DateOrder {
+  from: string
+  to: string
+}
+
+/** An object's own checks, each a date order (see `datesInOrder`); anything else is Unsupported. */
+export function objectRules(def: Def): DateOrder[] {
+  return (def.checks ?? []).map((check) => {
+    const order = dateOrderOf(check._zod.def)
+    if (!order) throw new Unsupported()
+    return order
+  })
 }

@@ -13,6 +13,40 @@ export type ExternalId = z.infer<typeof ExternalId>
 export const IsoDate = z.iso.date({ error: 'must be an ISO 8601 date (YYYY-MM-DD)' })
 export type IsoDate = z.infer<typeof IsoDate>
 
+/** The date fields each date order check compares (see `datesInOrder`), by the check's definition. */
+const DATE_ORDERS = new WeakMap<object, { from: string; to: string }>()
+
+/**
+ * `schema` with the rule that its date `to` is not before its date `from` when both are there
+ * (an end before its start, an expiry before the issue): a problem of `to`. ISO dates compare as
+ * text. The ingest compilers (fast-parse.ts, sql-clear.ts) know the check by `dateOrderOf`, so a
+ * schema with it keeps its compiled checks.
+ */
+export function datesInOrder<T extends z.ZodObject>(schema: T, from: string, to: string): T {
+  const refined = schema.refine(
+    (value: Record<string, unknown>) => {
+      const start = value[from]
+      const end = value[to]
+      return typeof start !== 'string' || typeof end !== 'string' || end >= start
+    },
+    {
+      path: [to],
+      error: (issue) => {
+        const value = issue.input as Record<string, unknown>
+        return `must not be before ${from} (${String(value?.[from])}); got ${String(value?.[to])}`
+      },
+    },
+  ) as T
+  const checks = (refined as unknown as { _zod: { def: { checks?: { _zod: { def: object } }[] } } })._zod.def
+    .checks
+  const added = checks?.at(-1)?._zod.def
+  if (added) DATE_ORDERS.set(added, { from, to })
+  return refined
+}
+
+/** The fields a date order check compares, or undefined for any other check. */
+export const dateOrderOf = (check: object) => DATE_ORDERS.get(check)
+
 /** Timestamp (2.1): an ISO 8601 date-time in UTC. */
 export const Timestamp = z.iso.datetime({
   error: 'must be an ISO 8601 date-time in UTC (YYYY-MM-DDThh:mm:ssZ)',

@@ -1,4 +1,4 @@
-import { ExternalId, FreeText, IsoDate } from './common.js'
+import { datesInOrder, ExternalId, FreeText, IsoDate } from './common.js'
 import { z } from './zod.js'
 
 /** The 12 Skill Event types (2.4). */
@@ -41,28 +41,40 @@ const ShortText = z.string().min(1).max(500)
 const Tags = z.array(z.string().min(1).max(200)).max(200)
 
 /** working_history: free-text employment (2.4). No end_date means the job is still held. */
-export const WorkingHistoryContent = z.strictObject({
-  job_title: ShortText,
-  start_date: IsoDate,
-  end_date: IsoDate.optional(),
-  company: ShortText,
-  job_description: FreeText,
-})
+export const WorkingHistoryContent = datesInOrder(
+  z.strictObject({
+    job_title: ShortText,
+    start_date: IsoDate,
+    end_date: IsoDate.optional(),
+    company: ShortText,
+    job_description: FreeText,
+  }),
+  'start_date',
+  'end_date',
+)
 /** working_history_job: employment in one of the tenant's own Jobs, referenced by external_id. */
-export const WorkingHistoryJobContent = z.strictObject({
-  job_id: ExternalId,
-  start_date: IsoDate,
-  end_date: IsoDate.optional(),
-  company: ShortText.optional(),
-})
-export const EducationHistoryContent = z.strictObject({
-  degree: ShortText,
-  field_of_study: ShortText,
-  institution: ShortText,
-  start_date: IsoDate.optional(),
-  end_date: IsoDate.optional(),
-  description: FreeText.optional(),
-})
+export const WorkingHistoryJobContent = datesInOrder(
+  z.strictObject({
+    job_id: ExternalId,
+    start_date: IsoDate,
+    end_date: IsoDate.optional(),
+    company: ShortText.optional(),
+  }),
+  'start_date',
+  'end_date',
+)
+export const EducationHistoryContent = datesInOrder(
+  z.strictObject({
+    degree: ShortText,
+    field_of_study: ShortText,
+    institution: ShortText,
+    start_date: IsoDate.optional(),
+    end_date: IsoDate.optional(),
+    description: FreeText.optional(),
+  }),
+  'start_date',
+  'end_date',
+)
 export const ResumeDocumentContent = z.strictObject({
   text: FreeText.min(1),
   file_name: ShortText.optional(),
@@ -91,14 +103,18 @@ export const GoalContent = z.strictObject({
   target_date: IsoDate.optional(),
   status: z.enum(['open', 'in_progress', 'achieved', 'abandoned']).optional(),
 })
-export const ProjectContent = z.strictObject({
-  name: ShortText,
-  description: FreeText,
-  role: ShortText.optional(),
-  start_date: IsoDate.optional(),
-  end_date: IsoDate.optional(),
-  technologies: Tags.optional(),
-})
+export const ProjectContent = datesInOrder(
+  z.strictObject({
+    name: ShortText,
+    description: FreeText,
+    role: ShortText.optional(),
+    start_date: IsoDate.optional(),
+    end_date: IsoDate.optional(),
+    technologies: Tags.optional(),
+  }),
+  'start_date',
+  'end_date',
+)
 export const TicketContent = z.strictObject({
   title: ShortText,
   description: FreeText.optional(),
@@ -112,13 +128,17 @@ export const MergeRequestContent = z.strictObject({
   repository: ShortText,
   changed_files: z.array(z.string().min(1).max(1000)).max(10_000),
 })
-export const CertificateContent = z.strictObject({
-  name: ShortText,
-  issuer: ShortText,
-  issue_date: IsoDate,
-  expiry_date: IsoDate.optional(),
-  credential_id: ShortText.optional(),
-})
+export const CertificateContent = datesInOrder(
+  z.strictObject({
+    name: ShortText,
+    issuer: ShortText,
+    issue_date: IsoDate,
+    expiry_date: IsoDate.optional(),
+    credential_id: ShortText.optional(),
+  }),
+  'issue_date',
+  'expiry_date',
+)
 /** skill_notes: a note naming a skill directly; adds evidence for it. */
 export const SkillNotesContent = z.strictObject({
   skill_id: ExternalId,

@@ -8,6 +8,7 @@ import { readFileFacts } from '../../src/ingest/ingest-file.js'
 import { type IngestSummary, ingestPaths } from '../../src/ingest/ingest-paths.js'
 import { jsonNode, sqlClear, sqlClearRow } from '../../src/ingest/sql-clear.js'
 import { ingestInSql, SKILL_EVENT_REFERENCES } from '../../src/ingest/sql-ingest.js'
+import { datesInOrder } from '../../src/schemas/common.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
 import { createOpenTenant, fixture, tempDir } from '../helpers/temp-tenant.js'
 
@@ -188,6 +189,33 @@ describe('the SQL path of ingest', () => {
         description: 'Kurs über Datenanalyse',
         ...content,
       })
+
+    it('takes dates in order, and leaves an end before its start to the row-by-row check, which rejects it', async () => {
+      const history = (id: string, start: string, end?: string) =>
+        event(id, 'working_history', {
+          job_title: 'Developer',
+          start_date: start,
+          ...(end ? { end_date: end } : {}),
+          company: 'Initech',
+          job_description: 'python and "end_date":"1999-01-01" in the text',
+        })
+      const certificate = (id: string, issued: string, expires: string) =>
+        event(id, 'certificate', { name: 'AWS', issuer: 'Amazon', issue_date: issued, expiry_date: expires })
+      await check(
+        [
+          history('sq-date-1', '2020-01-01', '2021-06-30'),
+          history('sq-date-2', '2020-01-01', '2020-01-01'),
+          history('sq-date-3', '2020-01-01'),
+          certificate('sq-date-4', '2022-03-01', '2025-03-01'),
+        ],
+        true,
+      )
+      await check(
+        [history('sq-date-5', '2021-01-01', '2020-12-31'), history('sq-date-6', '2019-01-01')],
+        false,
+      )
+      await check([certificate('sq-date-7', '2022-03-01', '2022-02-28')], false)
+    })
 
     it('takes valid rows of every kind, however they are spaced and escaped, and stores them canonically', async () => {
       await check(
@@ -424,6 +452,27 @@ describe('the SQL path of ingest', () => {
         )
         expect(row?.clear, `${n}`).toBe(clear)
       }
+    }
+  })
+
+  it('compiles a date order of an object to a condition that means what zod says', async () => {
+    const date = z.iso.date()
+    const schema = datesInOrder(z.strictObject({ a: date, b: date.optional() }), 'a', 'b')
+    const condition = sqlClear(schema, 'v') as string
+    expect(condition).not.toBeNull()
+    for (const value of [
+      { a: '2020-01-01' },
+      { a: '2020-01-01', b: '2020-01-01' },
+      { a: '2020-01-01', b: '2020-01-02' },
+      { a: '2020-01-02', b: '2020-01-01' },
+      { a: '2020-12-31', b: '2021-01-01' },
+    ]) {
+      const text = JSON.stringify(value)
+      const row = await sql.database.one<{ clear: boolean }>(
+        `SELECT ${condition} AS clear FROM (SELECT $1::JSON AS v)`,
+        [text],
+      )
+      expect(row?.clear, text).toBe(schema.safeParse(value).success)
     }
   })
 

@@ -198,6 +198,27 @@ describe('review findings: the HTTP server', () => {
     expect(text).toMatch(/limit: .*1 and 50/)
   })
 
+  // Validation. 4.2: 422 for "invalid field data such as an invalid date". A working history whose
+  // end_date lies before its start_date was acknowledged with 204.
+  it('refuses a working history whose end_date is before its start_date with 422 naming end_date', async () => {
+    expect((await send('POST', '/employees', { external_id: 'emp-dates' })).status).toBe(204)
+    const answer = await send('POST', '/employees/emp-dates/skill_events', {
+      external_id: 'ev-backwards',
+      event_type: 'working_history',
+      timestamp: '2024-01-01',
+      content: {
+        job_title: 'Developer',
+        start_date: '2021-01-01',
+        end_date: '2020-01-01',
+        company: 'Initech',
+        job_description: 'python developer',
+      },
+      source: 'hr-system',
+    })
+    expectSpecError(answer, [422])
+    expect(descriptions(answer).join(' | ')).toContain('end_date')
+  })
+
   // Robustness. A page of skills was read one skill at a time (listLevel in
   // src/taxonomy/taxonomy-operations.ts): a page of 1,000 took about 4 s, holding the tenant's
   // writes meanwhile. It is now three reads; each record must still be what its GET answers.
