@@ -1,6 +1,6 @@
 import type { ExternalVendor } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import { keepJobIndex, keptJobIndex } from './kept-job-index.js'
+import { keepJobIndex, keptIndexGeneration, keptJobIndex } from './kept-job-index.js'
 import {
   entityIds,
   interleaved,
@@ -114,8 +114,9 @@ export async function jobIndex(
   return stampedIndex(cache, database, key, dataVersion, ['employees', 'jobs', 'profiles'], async (stamp) => {
     const kept = keptJobIndex(database.path, key, stamp)
     if (kept) return kept
+    const generation = keptIndexGeneration(database.path)
     const built = await buildJobIndex(database, vendor, features, stamp)
-    keepJobIndex(database.path, key, built)
+    if (keptIndexGeneration(database.path) === generation) keepJobIndex(database.path, key, built)
     return built
   })
 }

@@ -163,8 +163,18 @@ function headerOf(index: JobIndex, key: string) {
   }
 }
 
+/** Per database: how many times its kept indexes were forgotten (see `keptIndexGeneration`). */
+const forgotten = new Map<string, number>()
+
+/**
+ * A number that moves whenever the kept indexes of a database are forgotten: a build that began
+ * before (and read an employee deleted since) does not keep its index when the number moved.
+ */
+export const keptIndexGeneration = (databasePath: string) => forgotten.get(databasePath) ?? 0
+
 /** Deletes every job index kept beside a database (its employees' ids and profiles go with them). */
 export function forgetKeptJobIndexes(databasePath: string): void {
+  forgotten.set(databasePath, keptIndexGeneration(databasePath) + 1)
   const prefix = `${basename(databasePath)}.`
   let files: string[]
   try {
