@@ -1,9 +1,7 @@
 import { Flags } from '@oclif/core'
 import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
-import { errors } from '../src/errors/skillhouse-error.js'
 import { type DeriveResult, deriveProfiles } from '../src/profiles/derive.js'
-import { IsoDate } from '../src/schemas/index.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
 
 export default class Derive extends SkillhouseCommand {
@@ -23,8 +21,6 @@ export default class Derive extends SkillhouseCommand {
 
   async run(): Promise<DeriveResult> {
     const { flags } = await this.parse(Derive)
-    if (flags['as-of'] && !IsoDate.safeParse(flags['as-of']).success)
-      throw errors.unprocessable(`--as-of ${flags['as-of']}: must be a date YYYY-MM-DD`)
     const spinner = this.interactive
       ? ora({ stream: process.stderr, text: 'deriving profiles' }).start()
       : undefined

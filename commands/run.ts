@@ -1,7 +1,10 @@
+import { statSync } from 'node:fs'
 import { Flags } from '@oclif/core'
 import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
+import { errors } from '../src/errors/skillhouse-error.js'
 import { type RunManifest, runNightly } from '../src/pipeline/nightly-run.js'
+import { checkAsOf } from '../src/profiles/derive.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
 
 export default class Run extends SkillhouseCommand {
@@ -12,7 +15,7 @@ export default class Run extends SkillhouseCommand {
   static override examples = ['<%= config.bin %> run --inbox /data/inbox --out /data/out --tenant acme']
   static override flags = {
     tenant: tenantFlag,
-    inbox: Flags.directory({ description: 'folder of data files to ingest', required: true, exists: true }),
+    inbox: Flags.string({ description: 'folder of data files to ingest', required: true }),
     out: Flags.string({ description: 'folder for outputs, events and manifest.json', required: true }),
     'as-of': Flags.string({ description: 'derive profiles as of this date (YYYY-MM-DD; default today)' }),
     format: Flags.string({
@@ -24,6 +27,11 @@ export default class Run extends SkillhouseCommand {
 
   async run(): Promise<RunManifest> {
     const { flags } = await this.parse(Run)
+    if (!isDirectory(flags.inbox))
+      throw errors.badRequest(
+        `--inbox ${flags.inbox}: must be a folder that exists (the data files to ingest)`,
+      )
+    if (flags['as-of']) checkAsOf(flags['as-of'])
     const spinner = this.interactive ? ora({ stream: process.stderr }).start('nightly job') : undefined
     const manifest = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       runNightly({
@@ -45,5 +53,13 @@ export default class Run extends SkillhouseCommand {
     this.log(`outputs in ${flags.out} (manifest.json)`)
     if (manifest.rejected_rows > 0) process.exitCode = 3
     return manifest
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
   }
 }

@@ -7,7 +7,7 @@ import { type IngestSummary, ingestPaths } from '../ingest/ingest-paths.js'
 import { exportAllJobs } from '../matching/match-jobs.js'
 import { jobMatchesText, vacancyMatchesPath } from '../matching/match-output.js'
 import { matchAllEmployees } from '../matching/match-vacancies.js'
-import { deriveProfiles } from '../profiles/derive.js'
+import { checkAsOf, deriveProfiles } from '../profiles/derive.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import { AtomicWriteStream, writeFileAtomic } from '../util/atomic-file.js'
@@ -53,13 +53,40 @@ export interface RunManifest {
  */
 export async function runNightly(options: NightlyRunOptions): Promise<RunManifest> {
   const { tenant } = options
+  if (options.asOf !== undefined) checkAsOf(options.asOf)
   const runId = `run-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`
   const startedAt = new Date()
   const timings: Record<string, number> = {}
   mkdirSync(options.out, { recursive: true })
+  // The run's events are those after the last ones written: by the last finished run, or by a
+  // run that wrote its events file into this folder and was stopped before it finished (so that
+  // they are written once, whichever run finishes the work).
+  const fromSeq = await eventsWrittenUpTo(tenant.database, options.out)
+  // A run still marked running holds no lock any more (this one holds the database): it stopped.
+  await tenant.database.run(
+    `UPDATE runs SET status = 'interrupted' WHERE kind = 'nightly' AND status = 'running'`,
+  )
   await tenant.database.run(`INSERT INTO runs VALUES ($1, 'nightly', now(), NULL, 'running', NULL, NULL)`, [
     runId,
   ])
+  try {
+    return await runStages(options, runId, startedAt, timings, fromSeq)
+  } catch (error) {
+    await tenant.database
+      .run(`UPDATE runs SET finished_at = now(), status = 'failed' WHERE run_id = $1`, [runId])
+      .catch(() => undefined)
+    throw error
+  }
+}
+
+async function runStages(
+  options: NightlyRunOptions,
+  runId: string,
+  startedAt: Date,
+  timings: Record<string, number>,
+  fromSeq: number,
+): Promise<RunManifest> {
+  const { tenant } = options
 
   const stage = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
     options.onStage?.(name)
@@ -69,13 +96,6 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
     timings[name] = Math.round(performance.now() - started) / 1000
     return result
   }
-
-  // The run's events are those since the last finished run, so that a killed run's events are
-  // written by the run that finishes its work.
-  const previous = await tenant.database.one<{ seq: number | null }>(
-    `SELECT max(CAST(json_extract(summary, '$.outbox_seq_end') AS BIGINT)) AS seq FROM runs WHERE kind = 'nightly' AND status LIKE 'finished%'`,
-  )
-  const fromSeq = previous?.seq ?? 0
 
   const ingested: IngestSummary = await stage('ingest', () =>
     ingestPaths({
@@ -147,7 +167,13 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
   })
 
   const events = await stage('events', () =>
-    writeRunEvents(tenant.database, fromSeq, join(options.out, 'events', `${runId}.ndjson`)),
+    writeRunEvents(tenant.database, fromSeq, join(options.out, 'events', `${runId}.ndjson`), (upTo) =>
+      // Recorded before the file is written: a later run skips these events when it finds the file.
+      tenant.database.run('UPDATE runs SET summary = $2 WHERE run_id = $1', [
+        runId,
+        JSON.stringify({ events_seq_end: upTo }),
+      ]),
+    ),
   )
   const outputs = [jobMatches, vacancyMatches.table, orgStructure, events.path].filter(
     (path): path is string => path !== null,
@@ -206,28 +232,65 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
 
 export const sha256 = (content: string | Uint8Array) => createHash('sha256').update(content).digest('hex')
 
-/** Writes the outbox events after `fromSeq` as NDJSON (whole or not at all); no file when there are none. */
+/**
+ * Where the events already written end: the last finished run's end, or a later end recorded by a
+ * run that stopped after writing its events file into `out` (the file is renamed into place
+ * whole, so that it is there means its events are).
+ */
+async function eventsWrittenUpTo(database: TenantDatabase, out: string): Promise<number> {
+  const finished = await database.one<{ seq: number | null }>(
+    `SELECT max(CAST(json_extract(summary, '$.outbox_seq_end') AS BIGINT)) AS seq FROM runs WHERE kind = 'nightly' AND status LIKE 'finished%'`,
+  )
+  let upTo = Number(finished?.seq ?? 0)
+  const stopped = await database.all<{ run_id: string; seq: number | null }>(
+    `SELECT run_id, CAST(json_extract(summary, '$.events_seq_end') AS BIGINT) AS seq
+       FROM runs WHERE kind = 'nightly' AND status NOT LIKE 'finished%' AND json_extract(summary, '$.events_seq_end') IS NOT NULL`,
+  )
+  for (const run of stopped) {
+    const seq = Number(run.seq ?? 0)
+    if (seq > upTo && existsSync(join(out, 'events', `${run.run_id}.ndjson`))) upTo = seq
+  }
+  return upTo
+}
+
+/**
+ * Writes the outbox events after `fromSeq` as NDJSON (whole or not at all); no file when there
+ * are none. `recording` is told the last event's seq before the file is written.
+ */
 async function writeRunEvents(
   database: TenantDatabase,
   fromSeq: number,
   path: string,
+  recording: (upTo: number) => Promise<unknown>,
 ): Promise<{ path: string | null; count: number; lastSeq: number | null }> {
+  const last = await database.one<{ seq: number | null }>(
+    'SELECT max(seq) AS seq FROM outbox WHERE seq > $1',
+    [fromSeq],
+  )
+  const upTo = last?.seq === null || last?.seq === undefined ? null : Number(last.seq)
+  if (upTo === null) return { path: null, count: 0, lastSeq: null }
+  await recording(upTo)
   let cursor = fromSeq
   let count = 0
-  let stream: AtomicWriteStream | undefined
-  for (;;) {
-    const page = await readOutbox(database, { sinceSeq: cursor, limit: 10_000 })
-    if (page.length === 0) break
-    if (!stream) {
-      mkdirSync(dirname(path), { recursive: true })
-      stream = new AtomicWriteStream(path)
+  mkdirSync(dirname(path), { recursive: true })
+  const stream = new AtomicWriteStream(path)
+  try {
+    while (cursor < upTo) {
+      const page = await readOutbox(database, { sinceSeq: cursor, limit: 10_000 })
+      if (page.length === 0) break
+      for (const entry of page) {
+        if (entry.seq > upTo) break
+        stream.write(`${JSON.stringify(entry.event)}\n`)
+        count++
+      }
+      cursor = (page[page.length - 1] as { seq: number }).seq
     }
-    for (const entry of page) stream.write(`${JSON.stringify(entry.event)}\n`)
-    count += page.length
-    cursor = (page[page.length - 1] as { seq: number }).seq
+  } catch (error) {
+    await stream.abort()
+    throw error
   }
-  await stream?.commit()
-  return { path: stream ? path : null, count, lastSeq: count ? cursor : null }
+  await stream.commit()
+  return { path, count, lastSeq: upTo }
 }
 
 /** Writes an output whole, and only when its content changed, so that an idle re-run leaves every output as it was. */

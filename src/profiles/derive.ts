@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { listValue } from '@duckdb/node-api'
+import { errors } from '../errors/skillhouse-error.js'
 import { extractorFor, keepStems, vocabularySignature } from '../extraction/extractor-cache.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
 import type { StemPairs } from '../extraction/text-tokens.js'
+import { IsoDate } from '../schemas/index.js'
 import type { SqlParams, TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import type {
@@ -60,6 +62,12 @@ interface DeriveState {
 
 const ENTITY_TABLES = ['employees', 'jobs', 'job_families', 'courses', 'vacancies', 'skill_events'] as const
 
+/** `--as-of` (or the library's asOf): a calendar date, else a 422 naming it (before anything runs). */
+export function checkAsOf(value: string): void {
+  if (!IsoDate.safeParse(value).success)
+    throw errors.unprocessable(`--as-of ${value}: must be a date YYYY-MM-DD that exists in the calendar`)
+}
+
 /**
  * Derives skill profiles: courses, jobs, job families, vacancies and employees, for each vendor
  * the tenant has activated. Only entities whose records or events changed since the last run are
@@ -69,6 +77,7 @@ const ENTITY_TABLES = ['employees', 'jobs', 'job_families', 'courses', 'vacancie
  * the previous profiles, and the next run does the work again.
  */
 export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResult> {
+  if (options.asOf !== undefined) checkAsOf(options.asOf)
   const started = performance.now()
   const { tenant } = options
   const database = tenant.database
