@@ -1,12 +1,13 @@
-import { existsSync, readdirSync, statSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, type Stats, statSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
 import type { TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { ENTITY_NAMES, type EntityKind, entityKind } from './entity-kinds.js'
 import { type IngestFileResult, ingestFile } from './ingest-file.js'
 import { formatOf, type SourceFormat } from './read-source.js'
-import { writeRejects } from './rejects.js'
+import { removeRejects, writeRejects } from './rejects.js'
 
 export interface PlannedFile {
   path: string
@@ -45,12 +46,17 @@ export function planIngest(
     const path = resolve(given)
     if (!existsSync(path)) throw errors.badRequest(`${given} does not exist`)
     const explicit = !statSync(path).isDirectory()
-    const candidates = explicit
-      ? [path]
-      : readdirSync(path)
-          .filter((name) => !name.startsWith('.'))
-          .map((name) => join(path, name))
-          .filter((file) => statSync(file).isFile())
+    const candidates: string[] = []
+    if (explicit) candidates.push(path)
+    else {
+      for (const name of readdirSync(path).filter((entry) => !entry.startsWith('.'))) {
+        const file = join(path, name)
+        // What a folder holds besides files is named with the reason it is not read.
+        const problem = notAFile(file)
+        if (problem) skipped.push({ path: file, reason: problem })
+        else candidates.push(file)
+      }
+    }
     for (const file of candidates) {
       const format = formatOf(file)
       const kind = entityOfFile(file, entity)
@@ -67,6 +73,43 @@ export function planIngest(
   }
   files.sort((a, b) => a.kind.order - b.kind.order || a.path.localeCompare(b.path))
   return { files, skipped }
+}
+
+/** Why an entry of a folder is not read as a data file, or null for a file. */
+function notAFile(path: string): string | null {
+  let stat: Stats
+  try {
+    stat = statSync(path)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return `cannot be read (${code === 'ENOENT' ? 'a link to nothing' : (code ?? 'unknown error')})`
+  }
+  if (stat.isDirectory())
+    return 'a folder: the files of the folders given are read, not of folders inside them; pass it too to read it'
+  return stat.isFile() ? null : 'not a regular file'
+}
+
+/**
+ * Each planned file's rejects file name: its own name, or where two inputs share one, its name
+ * with the folder it is in (and, should those match too, a short hash of its path), so that no
+ * input's rejects overwrite another's.
+ */
+function rejectsNames(files: readonly PlannedFile[]): Map<string, string> {
+  const byName = new Map<string, number>()
+  for (const file of files) byName.set(basename(file.path), (byName.get(basename(file.path)) ?? 0) + 1)
+  const names = new Map<string, string>()
+  const taken = new Set<string>()
+  for (const file of files) {
+    let name = basename(file.path)
+    if ((byName.get(name) ?? 0) > 1) {
+      name = `${basename(dirname(file.path))}__${name}`
+      if (taken.has(name))
+        name = `${createHash('sha256').update(file.path).digest('hex').slice(0, 8)}__${basename(file.path)}`
+    }
+    taken.add(name)
+    names.set(file.path, name)
+  }
+  return names
 }
 
 export interface IngestOptions {
@@ -95,6 +138,7 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
     rows_rejected: 0,
     seconds: 0,
   }
+  const names = rejectsNames(plan.files)
   for (const file of plan.files) {
     options.onFile?.(file)
     const { rejects, ...result } = await ingestFile({
@@ -108,7 +152,11 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
       sqlPath: options.sqlPath !== false,
       onProgress: (rows) => options.onProgress?.(file, rows),
     })
-    const rejectsFile = rejects.length ? await writeRejects(options.rejectsDir, file.path, rejects) : null
+    const rejectsName = names.get(file.path) ?? basename(file.path)
+    // An input without rejected rows leaves no rejects file (one of an earlier ingest is removed).
+    const rejectsFile = rejects.length
+      ? await writeRejects(options.rejectsDir, rejectsName, rejects)
+      : removeRejects(options.rejectsDir, rejectsName)
     summary.files.push({ ...result, rejects_file: rejectsFile })
     summary.rows_read += result.rows_read
     summary.rows_written += result.rows_inserted + result.rows_updated

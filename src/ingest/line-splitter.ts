@@ -61,3 +61,6 @@ export class LineSplitter {
 /** The reason a line too long for `LineSplitter` is rejected. */
 export const tooLongReason = (length: number) =>
   `line is ${length} characters long; a row may be at most ${LIMITS.lineChars} characters (the longest text field is ${LIMITS.text.max})`
+
+/** Text without the UTF-8 byte order mark it may start with (editors on Windows write one). */
+export const withoutByteOrderMark = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)

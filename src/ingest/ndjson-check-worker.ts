@@ -4,7 +4,7 @@ import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import { csvCellsToRecord } from './csv-record.js'
 import { entityKind, type ReferenceTarget } from './entity-kinds.js'
 import { fastParseOf } from './fast-parse.js'
-import { LineSplitter, tooLongReason } from './line-splitter.js'
+import { LineSplitter, tooLongReason, withoutByteOrderMark } from './line-splitter.js'
 import type { Reject } from './rejects.js'
 import { checkRow, type ReferenceLookup } from './row-check.js'
 import { newStagedColumns, type StagedColumns, stageRow } from './staged-columns.js'
@@ -107,7 +107,7 @@ async function run() {
     const at = csv ? null : line
     let value: unknown
     try {
-      value = JSON.parse(text)
+      value = JSON.parse(line === 1 ? withoutByteOrderMark(text) : text)
     } catch (error) {
       const reason = `line is not valid JSON: ${(error as Error).message}`
       rejects.push({ file: task.file, line, row: line, field: '', reason, problems: [{ field: '', reason }] })

@@ -6,7 +6,7 @@ import { errors } from '../errors/skillhouse-error.js'
 import type { PropertyType } from '../schemas/index.js'
 import { createDuckDBInstance } from '../store/duckdb-instance.js'
 import { csvCellsToRecord } from './csv-record.js'
-import { LineSplitter, tooLongReason } from './line-splitter.js'
+import { LineSplitter, tooLongReason, withoutByteOrderMark } from './line-splitter.js'
 
 export type SourceFormat = 'csv' | 'ndjson' | 'json' | 'parquet'
 
@@ -66,7 +66,7 @@ async function* readNdjson(path: string): AsyncIterable<SourceRow[]> {
     if (text.trim() === '') return
     const row = line
     try {
-      const value = JSON.parse(text)
+      const value = JSON.parse(line === 1 ? withoutByteOrderMark(text) : text)
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         batch.push({ line, row, problem: { field: '', message: 'line is not a JSON object' } })
       } else batch.push({ line, row, record: value })
@@ -95,7 +95,7 @@ async function* readNdjson(path: string): AsyncIterable<SourceRow[]> {
 
 /** JSON: one array of objects; rows are numbered by their position and the line they start on. */
 async function* readJsonArray(path: string): AsyncIterable<SourceRow[]> {
-  const text = await readFile(path, 'utf8')
+  const text = withoutByteOrderMark(await readFile(path, 'utf8'))
   let value: unknown
   try {
     value = JSON.parse(text)

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { AtomicWriteStream } from '../util/atomic-file.js'
 
@@ -18,10 +18,13 @@ export interface Reject {
   record?: unknown
 }
 
-/** Writes `rejects/<file>.ndjson` whole or not at all; an earlier rejects file of the same input is replaced. */
-export async function writeRejects(dir: string, file: string, rejects: Reject[]): Promise<string> {
+/**
+ * Writes `<dir>/<name>.ndjson` whole or not at all (`name` is the input's file name, or where two
+ * inputs share one, see ingest-paths.ts); an earlier rejects file of the same input is replaced.
+ */
+export async function writeRejects(dir: string, name: string, rejects: Reject[]): Promise<string> {
   mkdirSync(dir, { recursive: true })
-  const path = join(dir, `${basename(file)}.ndjson`)
+  const path = join(dir, `${basename(name)}.ndjson`)
   const stream = new AtomicWriteStream(path)
   const ordered = [...rejects].sort((a, b) => (a.line ?? a.row) - (b.line ?? b.row) || a.row - b.row)
   for (const reject of ordered) stream.write(`${rejectLine(reject)}\n`)
@@ -45,4 +48,10 @@ function rejectLine(reject: Reject): string {
       record_omitted: 'nested too deeply to write here; see its line in the file',
     })
   }
+}
+
+/** Removes the rejects file `writeRejects` would write for `name`, if there is one; null. */
+export function removeRejects(dir: string, name: string): null {
+  rmSync(join(dir, `${basename(name)}.ndjson`), { force: true })
+  return null
 }
