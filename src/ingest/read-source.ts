@@ -4,6 +4,7 @@ import type { DuckDBValue } from '@duckdb/node-api'
 import type { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
 import type { PropertyType } from '../schemas/index.js'
+import { LIMITS } from '../schemas/limits.js'
 import { createDuckDBInstance } from '../store/duckdb-instance.js'
 import { csvCellsToRecord } from './csv-record.js'
 import { LineSplitter, tooLongReason, withoutByteOrderMark } from './line-splitter.js'
@@ -151,7 +152,26 @@ async function scratch() {
   return { instance, connection: await instance.connect() }
 }
 
-const CSV_SOURCE = `read_csv($path, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', store_rejects = true, rejects_scan = 'scan', rejects_table = 'errors')`
+/**
+ * DuckDB's CSV reader as ingest reads a file. A file with a line longer than the reader's default
+ * limit (2 MB) fails whole; it is read again allowing lines of LIMITS.lineChars characters in
+ * UTF-8 (a larger limit for every file doubles the time and memory of the read).
+ */
+const csvSource = (longLines = false) =>
+  `read_csv($path, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', store_rejects = true, rejects_scan = 'scan', rejects_table = 'errors'${longLines ? `, max_line_size = ${LIMITS.lineChars * 4}` : ''})`
+
+/** `run(source)` with the default reader, then once more allowing long lines if that failed; a 400 naming the file if both did. */
+async function withCsvReader<T>(path: string, run: (source: string) => Promise<T>): Promise<T> {
+  try {
+    return await run(csvSource())
+  } catch (error) {
+    try {
+      return await run(csvSource(true))
+    } catch {
+      throw errors.badRequest(`${path} cannot be read as CSV: ${(error as Error).message.split('\n')[0]}`)
+    }
+  }
+}
 
 /**
  * The rows DuckDB's reader could not parse (left in its reject table), with their physical lines.
@@ -209,11 +229,9 @@ export async function linesAtBytes(path: string, offsets: readonly number[]): Pr
 export async function csvToCellLines(path: string, out: string): Promise<SourceRow[]> {
   const { instance, connection } = await scratch()
   try {
-    try {
-      await connection.run(`COPY (SELECT * FROM ${CSV_SOURCE}) TO $out (FORMAT json)`, { path, out })
-    } catch (error) {
-      throw errors.badRequest(`${path} cannot be read as CSV: ${(error as Error).message.split('\n')[0]}`)
-    }
+    await withCsvReader(path, (source) =>
+      connection.run(`COPY (SELECT * FROM ${source}) TO $out (FORMAT json)`, { path, out }),
+    )
     return await csvProblems(connection, path)
   } finally {
     connection.closeSync()
@@ -229,12 +247,9 @@ export async function csvToCellLines(path: string, out: string): Promise<SourceR
 async function* readCsv(path: string, options: ReadOptions): AsyncIterable<SourceRow[]> {
   const { instance, connection } = await scratch()
   try {
-    let result: Awaited<ReturnType<typeof connection.stream>>
-    try {
-      result = await connection.stream(`SELECT * FROM ${CSV_SOURCE}`, { path })
-    } catch (error) {
-      throw errors.badRequest(`${path} cannot be read as CSV: ${(error as Error).message.split('\n')[0]}`)
-    }
+    const result = await withCsvReader(path, (source) =>
+      connection.stream(`SELECT * FROM ${source}`, { path }),
+    )
     const names = result.columnNames()
     const pending: SourceRow[] = []
     let row = 0

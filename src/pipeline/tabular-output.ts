@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { tableFromArrays, tableToIPC } from 'apache-arrow'
+import { Float64, Int32, Table, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { AtomicWriteStream, writeFileAtomic } from '../util/atomic-file.js'
 
@@ -25,8 +25,20 @@ export async function writeTable(
   const names = Object.keys(columns)
   const length = names.length ? (columns[names[0] as string] as Column).length : 0
   if (format === 'arrow') {
-    const table = tableFromArrays(columns as Record<string, string[] | Float64Array | Int32Array>)
-    writeFileAtomic(path, tableToIPC(table, 'file'))
+    // Each column of its own type, also when empty (inferred from no values, it would be Null).
+    const vectors = Object.fromEntries(
+      names.map((name) => {
+        const column = columns[name] as Column
+        const type =
+          column instanceof Float64Array
+            ? new Float64()
+            : column instanceof Int32Array
+              ? new Int32()
+              : new Utf8()
+        return [name, vectorFromArray(column as never, type as never)]
+      }),
+    )
+    writeFileAtomic(path, tableToIPC(new Table(vectors), 'file'))
     return path
   }
   // NDJSON directly; Parquet from the same lines, converted by DuckDB into a temporary file first.
@@ -42,8 +54,18 @@ export async function writeTable(
   if (format === 'parquet') {
     const temporary = `${path}.${process.pid}.tmp`
     try {
+      // The columns' types are stated, not guessed from the data: an id that looks like a UUID or
+      // a date stays the text it is, and an empty table keeps its columns.
+      const types = names
+        .map((name) => {
+          const column = columns[name] as Column
+          const type =
+            column instanceof Float64Array ? 'DOUBLE' : column instanceof Int32Array ? 'INTEGER' : 'VARCHAR'
+          return `${literal(name)}: '${type}'`
+        })
+        .join(', ')
       await database.run(
-        `COPY (SELECT * FROM read_ndjson($source)) TO '${temporary.replaceAll("'", "''")}' (FORMAT parquet)`,
+        `COPY (SELECT * FROM read_ndjson($source, columns = {${types}})) TO ${literal(temporary)} (FORMAT parquet)`,
         {
           source: ndjson,
         },
@@ -57,3 +79,6 @@ export async function writeTable(
   }
   return path
 }
+
+/** A SQL string literal of one of this module's constants (column names, a path it made). */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`

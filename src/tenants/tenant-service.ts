@@ -1,6 +1,11 @@
 import { existsSync, rmSync } from 'node:fs'
 import { errors } from '../errors/skillhouse-error.js'
-import { TenantSettings, type TenantSettings as TenantSettingsType } from '../schemas/index.js'
+import {
+  DEFAULT_VOCAB_LANGUAGES,
+  TenantSettings,
+  type TenantSettings as TenantSettingsType,
+  VENDOR_A_ONLY_LANGUAGES,
+} from '../schemas/index.js'
 import { TenantDatabase } from '../store/tenant-database.js'
 import { ensureDataDir, tenantDatabaseFile } from './data-directory.js'
 import { newOAuthClient, type TenantEntry, TenantRegistry } from './tenant-registry.js'
@@ -53,6 +58,15 @@ export async function createTenant(options: CreateTenantOptions): Promise<Create
     )
   }
   const settings = parsed.data
+  // Spec 2.1: these languages exist only for vendor_a's vocabulary.
+  const vendorAOnly = settings.languages.filter((language) =>
+    (VENDOR_A_ONLY_LANGUAGES as readonly string[]).includes(language),
+  )
+  if (vendorAOnly.length > 0 && !settings.vendors.includes('vendor_a')) {
+    throw errors.unprocessable(
+      `--language ${vendorAOnly.join(', ')}: only vendor_a's vocabulary has ${vendorAOnly.length > 1 ? 'these languages' : 'this language'}; add --vendor vendor_a, or choose from ${DEFAULT_VOCAB_LANGUAGES.join(', ')}`,
+    )
+  }
   if (registry.find(settings.name)) throw errors.conflict('tenant', settings.name)
   const path = tenantDatabaseFile(options.dataDir, settings.name)
   if (existsSync(path)) {

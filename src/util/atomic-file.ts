@@ -2,6 +2,7 @@ import {
   closeSync,
   createWriteStream,
   fsyncSync,
+  mkdirSync,
   openSync,
   renameSync,
   rmSync,
@@ -10,6 +11,7 @@ import {
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
+import { errors } from '../errors/skillhouse-error.js'
 
 /** Writes a whole file or nothing: a temporary sibling, fsync, then rename over the target. */
 export function writeFileAtomic(path: string, content: string | Uint8Array | readonly Uint8Array[]): void {
@@ -52,26 +54,46 @@ const temporaryPath = (path: string) =>
 export class AtomicWriteStream {
   private readonly temporary: string
   private readonly stream: WriteStream
+  /** The stream's error (a folder that cannot be made, a full disk), given by `commit`. */
+  private failure: Error | undefined
 
   constructor(readonly path: string) {
     this.temporary = temporaryPath(path)
+    // The folder is made as for writeFileAtomic's callers; a failure is the stream's error.
+    try {
+      mkdirSync(dirname(path), { recursive: true })
+    } catch {}
     this.stream = createWriteStream(this.temporary)
+    this.stream.on('error', (error) => {
+      this.failure ??= error
+    })
   }
 
   write(chunk: string): boolean {
-    return this.stream.write(chunk)
+    return this.failure ? false : this.stream.write(chunk)
   }
 
   async commit(): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.stream.once('error', reject)
-      this.stream.end(() => resolve())
-    })
+    if (!this.failure) {
+      await new Promise<void>((resolve) => {
+        this.stream.once('error', () => resolve())
+        this.stream.end(() => resolve())
+      })
+    }
+    if (this.failure) {
+      rmSync(this.temporary, { force: true })
+      throw errors.unavailable(`cannot write ${this.path}: ${this.failure.message}`)
+    }
     renameSync(this.temporary, this.path)
   }
 
   async abort(): Promise<void> {
-    await new Promise<void>((resolve) => this.stream.end(() => resolve()))
+    if (!this.failure) {
+      await new Promise<void>((resolve) => {
+        this.stream.once('error', () => resolve())
+        this.stream.end(() => resolve())
+      })
+    }
     rmSync(this.temporary, { force: true })
   }
 }
