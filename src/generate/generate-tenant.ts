@@ -1,5 +1,6 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs'
+import { createWriteStream, type WriteStream } from 'node:fs'
 import { join } from 'node:path'
+import { ensureFolder } from '../util/atomic-file.js'
 import { SeededRandom } from '../util/seeded-random.js'
 import { loadSampleSkills, type SampleSkill } from './vocabulary-sample.js'
 
@@ -210,7 +211,7 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
   const courseCount = options.courses ?? Math.max(12, Math.round(employees / 500))
   const eventCount = options.events ?? employees * 20
   const familyCount = Math.max(10, Math.round(jobCount / 100))
-  mkdirSync(options.out, { recursive: true })
+  ensureFolder(options.out, '--out')
   const files: GenerateResult['files'] = []
   const writer = async (file: string, write: (out: Out) => void | Promise<void>) => {
     const out = new Out(join(options.out, file))

@@ -10,7 +10,7 @@ import { matchAllEmployees } from '../matching/match-vacancies.js'
 import { checkAsOf, deriveProfiles } from '../profiles/derive.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
-import { AtomicWriteStream, writeFileAtomic } from '../util/atomic-file.js'
+import { AtomicWriteStream, ensureFolder, writeFileAtomic } from '../util/atomic-file.js'
 import { type TabularFormat, writeTable } from './tabular-output.js'
 
 export interface NightlyRunOptions {
@@ -43,7 +43,12 @@ export interface RunManifest {
   /** CloudEvents this run wrote to events/<run-id>.ndjson. */
   events: number
   /** One 4.11 answer per employee in matching_vacancies/<employee>.json; employees no request could serve. */
-  vacancy_matches: { folder: string; employees: number; skipped: { employee_id: string; errors: string[] }[] }
+  vacancy_matches: {
+    /** The folder of the answers (JSON); null when they are one table (`--format`), listed in `outputs`. */
+    folder: string | null
+    employees: number
+    skipped: { employee_id: string; errors: string[] }[]
+  }
   timings: Record<string, number>
 }
 
@@ -57,7 +62,7 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
   const runId = `run-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`
   const startedAt = new Date()
   const timings: Record<string, number> = {}
-  mkdirSync(options.out, { recursive: true })
+  ensureFolder(options.out, '--out')
   // The run's events are those after the last ones written: by the last finished run, or by a
   // run that wrote its events file into this folder and was stopped before it finished (so that
   // they are written once, whichever run finishes the work).
@@ -208,7 +213,7 @@ async function runStages(
     })),
     events: events.count,
     vacancy_matches: {
-      folder: 'matching_vacancies',
+      folder: format === 'json' ? 'matching_vacancies' : null,
       employees: vacancyMatches.written,
       skipped: vacancyMatches.failed,
     },

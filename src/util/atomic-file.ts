@@ -1,17 +1,29 @@
 import {
   closeSync,
   createWriteStream,
+  existsSync,
   fsyncSync,
   mkdirSync,
   openSync,
   renameSync,
   rmSync,
+  statSync,
   type WriteStream,
   writeSync,
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
 import { errors } from '../errors/skillhouse-error.js'
+
+/**
+ * Makes the output folder `path` (and its parents) unless it is there; a file in its place is a
+ * 400 naming `flag` (it was a raw EEXIST).
+ */
+export function ensureFolder(path: string, flag: string): void {
+  if (existsSync(path) && !statSync(path).isDirectory())
+    throw errors.badRequest(`${flag} ${path}: is a file; name a folder (it is made when missing)`)
+  mkdirSync(path, { recursive: true })
+}
 
 /** Writes a whole file or nothing: a temporary sibling, fsync, then rename over the target. */
 export function writeFileAtomic(path: string, content: string | Uint8Array | readonly Uint8Array[]): void {
@@ -79,6 +91,10 @@ export class AtomicWriteStream {
         this.stream.once('error', () => resolve())
         this.stream.end(() => resolve())
       })
+    }
+    if (!this.failure && existsSync(this.path) && statSync(this.path).isDirectory()) {
+      rmSync(this.temporary, { force: true })
+      throw errors.badRequest(`${this.path} is a folder; name the file to write`)
     }
     if (this.failure) {
       rmSync(this.temporary, { force: true })

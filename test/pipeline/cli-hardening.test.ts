@@ -139,6 +139,32 @@ describe('run (the nightly job)', () => {
     expect(rows.length).toBeGreaterThan(0)
     expect(rows.filter((row) => !ids.has(row.id))).toEqual([])
     expect(new Set(rows.map((row) => row.type))).toEqual(new Set(['VARCHAR']))
+    // The manifest names no folder of per-employee answers that a table run does not write.
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
+      vacancy_matches: { folder: string | null }
+      outputs: { file: string }[]
+    }
+    expect(manifest.vacancy_matches.folder).toBeNull()
+    expect(existsSync(join(out, 'matching_vacancies'))).toBe(false)
+    expect(manifest.outputs.map((output) => output.file)).toContain('matching_vacancies.parquet')
+  })
+
+  // STYLE: a user error is a message naming what is wrong and what would be valid, never a raw
+  // Node error. An --out that is a file (run, generate) was a raw EEXIST, exit 1.
+  it('refuses an --out that is a file with a message naming it, exit 2', async () => {
+    const file = join(temp.dir, 'not-a-folder')
+    writeFileSync(file, 'x')
+    const inbox = join(temp.dir, 'inbox-out-file')
+    mkdirSync(inbox)
+    const dataDir = await newTenant()
+    for (const answer of [
+      await nightly(inbox, file, dataDir),
+      await runCli(['generate', '--employees', '10', '--out', file]),
+    ]) {
+      expect(answer.exitCode, String(answer.stderr)).toBe(2)
+      expect(String(answer.stderr)).toMatch(/--out .*not-a-folder: is a file/)
+      expect(String(answer.stderr)).not.toMatch(/EEXIST|at .*\.js/)
+    }
   })
 
   // README: `--format parquet` writes the matches "as one table each". With no match the Parquet
@@ -416,5 +442,9 @@ describe('events export', () => {
     const exported = await runCli(['events', 'export', '--out', out, '--data-dir', dataDir])
     expect(String(exported.stderr)).not.toMatch(/Unhandled 'error' event|node:events|\n\s+at /)
     expect([0, 2]).toContain(exported.exitCode)
+    // --out naming a folder: a message, not a raw EISDIR.
+    const folder = await runCli(['events', 'export', '--out', temp.dir, '--data-dir', dataDir])
+    expect(folder.exitCode, String(folder.stderr)).toBe(2)
+    expect(String(folder.stderr)).toMatch(/is a folder; name the file to write/)
   })
 })
