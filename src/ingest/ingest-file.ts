@@ -38,6 +38,8 @@ export interface IngestFileResult {
   rows_inserted: number
   rows_updated: number
   rows_unchanged: number
+  /** Rows replaced by a later row of the same external_id in the file (the last one wins). */
+  rows_superseded: number
   rows_rejected: number
   seconds: number
   /** How the rows were checked: all at once in DuckDB (`sql`), or row by row in JavaScript. */
@@ -100,6 +102,7 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
         rows_inserted: sql.inserted,
         rows_updated: 0,
         rows_unchanged: 0,
+        rows_superseded: 0,
         rows_rejected: 0,
         seconds: (performance.now() - started) / 1000,
         checked: 'sql',
@@ -223,6 +226,7 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     rows_inserted: counts.inserted,
     rows_updated: counts.updated,
     rows_unchanged: counts.unchanged,
+    rows_superseded: counts.superseded ?? 0,
     rows_rejected: rejects.length,
     seconds: (performance.now() - started) / 1000,
     checked: 'rows',

@@ -13,6 +13,8 @@ export interface MergeResult {
   inserted: number
   updated: number
   unchanged: number
+  /** Rows replaced by a later row of the same external_id in the same file (entity records). */
+  superseded?: number
   /** Rows the database refused on merge (skill events that exist with other content). */
   conflicts: { row: GoodRow; problem: Problem }[]
 }
@@ -48,13 +50,14 @@ export async function stagingFor(
 /** Entity records (thousands, not millions): kept in memory, last occurrence of a key wins. */
 class DocStaging implements Staging {
   private readonly byKey = new Map<string, GoodRow>()
+  private superseded = 0
   constructor(
     private readonly kind: EntityKind,
     private readonly database: TenantDatabase,
   ) {}
 
   async add(row: GoodRow) {
-    this.byKey.delete(row.key)
+    if (this.byKey.delete(row.key)) this.superseded++
     this.byKey.set(row.key, row)
   }
   remove(key: string) {
@@ -102,6 +105,7 @@ class DocStaging implements Staging {
       inserted: counts?.inserted ?? 0,
       updated: counts?.updated ?? 0,
       unchanged: counts?.unchanged ?? 0,
+      superseded: this.superseded,
       conflicts: [],
     }
   }

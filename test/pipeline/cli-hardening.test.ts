@@ -408,6 +408,34 @@ describe('ingest', () => {
   })
 })
 
+describe('ingest counts', () => {
+  // An id repeated in one entity file: the last row wins; the earlier one was counted nowhere
+  // (rows_read 2, inserted + updated + unchanged + rejected 1).
+  it('counts a row replaced by a later one of the same id in the file', async () => {
+    const dataDir = await newTenant()
+    const dir = join(temp.dir, 'repeated-id')
+    mkdirSync(dir)
+    const path = join(dir, 'organisational_units.csv')
+    writeFileSync(path, 'external_id,name,parent_id\nou-1,First,\nou-1,Second,\n')
+    const ingest = await runCli(['ingest', path, '--data-dir', dataDir, '--json'])
+    expect(ingest.exitCode, String(ingest.stderr)).toBe(0)
+    const summary = JSON.parse(String(ingest.stdout)) as {
+      files: {
+        rows_read: number
+        rows_inserted: number
+        rows_updated: number
+        rows_unchanged: number
+        rows_superseded: number
+        rows_rejected: number
+      }[]
+    }
+    const file = summary.files[0]
+    expect(file?.rows_read).toBe(2)
+    expect(file?.rows_inserted).toBe(1)
+    expect(file?.rows_superseded).toBe(1)
+  })
+})
+
 describe('tenant create', () => {
   // Spec 2.1: es, fr_ca, it, … "are available only when the request is scoped to vendor_a".
   // `tenant create --language es` without vendor_a makes a tenant whose only language is one no
