@@ -5,7 +5,8 @@ import {
   readSkillProfile,
   type SkillProfileResponse,
 } from '../../src/profiles/read-profile.js'
-import { type ExternalVendor, VENDORS } from '../../src/schemas/index.js'
+import { VENDORS } from '../../src/schemas/index.js'
+import { requireVendor } from '../../src/taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../../src/taxonomy/vocabulary-languages.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
@@ -32,7 +33,8 @@ export abstract class ProfileCommand extends SkillhouseCommand {
   async run(): Promise<SkillProfileResponse> {
     const { args, flags } = await this.parse(this.constructor as typeof ProfileCommand)
     const profile = await withTenant(this.dataDir(flags), flags.tenant, async (tenant) => {
-      const vendor = flags['external-vendor'] as ExternalVendor
+      // Only vendors activated on the tenant (spec 2.1), as the API answers (403).
+      const vendor = requireVendor(tenant, flags['external-vendor'])
       const language = await resolveVocabLanguage(tenant, vendor, flags['vocab-language'])
       return readSkillProfile(tenant, this.owner, args.id, {
         external_vendor: vendor,

@@ -14,7 +14,7 @@ import type {
   DeriveWorkerSetup,
   DeriveWorkerStats,
 } from './derive-worker.js'
-import { deriveEmployeeProfile, type ProfileSkill } from './employee-profile.js'
+import { deriveEmployeeProfile, PROFICIENCY, type ProfileSkill } from './employee-profile.js'
 import {
   deriveCourseProfile,
   deriveJobFamilyProfile,
@@ -24,6 +24,9 @@ import {
 import { type EventInput, eventsOfRecords } from './evidence.js'
 import { ProfileWriter } from './persist-profiles.js'
 import type { ProfileRows } from './profile-rows.js'
+
+/** The low-data horizon in whole days (employee-profile.ts: years of 365.25 days; days are whole). */
+const RECENT_DAYS = Math.floor(PROFICIENCY.recentYears * 365.25)
 
 export interface DeriveOptions {
   tenant: OpenTenant
@@ -136,8 +139,13 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     )
     const changedFamilies = [...families].filter(([, family]) => family.changed).map(([id]) => id)
     // The jobs to recompute: changed ones and those of a changed family.
-    const jobs = await database.all<{ external_id: string; doc: string; job_family_id: string | null }>(
-      `SELECT external_id, doc::VARCHAR AS doc, job_family_id FROM jobs
+    const jobs = await database.all<{
+      external_id: string
+      doc: string
+      job_family_id: string | null
+      changed: boolean
+    }>(
+      `SELECT external_id, doc::VARCHAR AS doc, job_family_id, change_seq > $1 AS changed FROM jobs
        WHERE change_seq > $1 OR list_contains($2, job_family_id) ORDER BY external_id`,
       [since, listOf(changedFamilies)],
     )
@@ -150,10 +158,15 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     }
     recomputed.jobs = jobs.length
 
-    // Families whose record or one of whose jobs changed, with all their jobs (in id order).
+    // Families whose record or one of whose jobs changed, with all their jobs (in id order). A job
+    // that changed may have left a family, which is not recorded anywhere: when a job record
+    // changed, every family is derived again (they are few; a family whose profile is the same
+    // changes nothing).
     const familiesToDerive = new Set(changedFamilies)
+    const jobRecordsChanged = jobs.some((job) => job.changed)
     for (const job of jobs)
       if (job.job_family_id && families.has(job.job_family_id)) familiesToDerive.add(job.job_family_id)
+    if (jobRecordsChanged) for (const familyId of families.keys()) familiesToDerive.add(familyId)
     const members = await database.all<{ external_id: string; job_family_id: string }>(
       'SELECT external_id, job_family_id FROM jobs WHERE list_contains($1, job_family_id) ORDER BY external_id',
       [listOf([...familiesToDerive])],
@@ -268,7 +281,14 @@ async function dirtyEmployees(
   const rows = await database.all<{ employee_id: string }>(
     `SELECT external_id AS employee_id FROM employees WHERE change_seq > $1
      UNION SELECT employee_id FROM skill_events WHERE change_seq > $1
-     UNION SELECT employee_id FROM skill_events WHERE timestamp > $2::DATE AND timestamp <= $3::DATE
+     -- Events that came due (or, with an earlier --as-of, stopped counting) between the two dates.
+     UNION SELECT employee_id FROM skill_events
+      WHERE timestamp > least($2::DATE, $3::DATE) AND timestamp <= greatest($2::DATE, $3::DATE)
+     -- Employees whose last event crossed the low-data horizon between them: recent as of a date
+     -- d when d − last ≤ ${RECENT_DAYS} days (the model's ${PROFICIENCY.recentYears} years of 365.25 days).
+     UNION SELECT employee_id FROM skill_events GROUP BY employee_id
+     HAVING max(timestamp) >= least($2::DATE, $3::DATE) - INTERVAL ${RECENT_DAYS} DAY
+        AND max(timestamp) < greatest($2::DATE, $3::DATE) - INTERVAL ${RECENT_DAYS} DAY
      ${referencing}
      ORDER BY employee_id`,
     referencing

@@ -1,3 +1,4 @@
+import { listValue } from '@duckdb/node-api'
 import { appendEvents, eventSource, type OutboxEventInput } from '../events/outbox.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { DerivedProfile } from './employee-profile.js'
@@ -137,11 +138,32 @@ export class ProfileWriter {
       )
       const changed: Record<string, number> = {}
       for (const row of changedRows) changed[row.entity_type] = (changed[row.entity_type] ?? 0) + 1
+      // A course's event is about skills added or removed (spec 6.2): the courses whose changed
+      // profile holds the same skills as the stored one (only scores or levels moved) send none.
+      const changedCourses = changedRows
+        .filter((row) => row.entity_type === 'course' && !row.first)
+        .map((row) => row.entity_id)
+      const sameCourseSkills = new Set(
+        changedCourses.length === 0
+          ? []
+          : (
+              await database.all<{ entity_id: string }>(
+                `SELECT n.entity_id FROM new_skill_profiles n
+                  WHERE n.entity_type = 'course' AND list_contains($2, n.entity_id)
+                    AND coalesce(list_sort(from_json(n.skill_rows, '{"s":["VARCHAR"]}').s), []) =
+                        coalesce((SELECT list_sort(list(p.skill_id)) FROM profile_skills p
+                                   WHERE p.entity_type = 'course' AND p.entity_id = n.entity_id
+                                     AND p.external_vendor = $1), [])`,
+                [vendor, listValue(changedCourses)],
+              )
+            ).map((row) => row.entity_id),
+      )
       const events: OutboxEventInput[] = []
       for (const row of changedRows) {
         const [updated, suggestedUpdated] = EVENT_TYPES[row.entity_type]
         // A course's event is about skills added or removed: a first profile without skills is no change.
         if (row.entity_type === 'course' && row.first && row.skill_count === 0) continue
+        if (row.entity_type === 'course' && sameCourseSkills.has(row.entity_id)) continue
         const data = { tenant_name: tenantName, external_id: row.entity_id }
         const source = eventSource(baseUrl, SOURCE_PATHS[row.entity_type](row.entity_id))
         if (updated) events.push({ type: updated, source, data })

@@ -1,33 +1,14 @@
-import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ingestPaths } from '../../src/ingest/ingest-paths.js'
 import { deriveProfiles } from '../../src/profiles/derive.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
+import { eventRow, ingestRows } from '../helpers/ingest-rows.js'
 import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
 
 const temp = tempDir()
 let tenant: OpenTenant
-let fileNumber = 0
-const ingest = async (entity: string, rows: unknown[]) => {
-  const path = join(temp.dir, `${entity}.${++fileNumber}.ndjson`)
-  writeFileSync(path, rows.map((row) => JSON.stringify(row)).join('\n'))
-  const summary = await ingestPaths({
-    database: tenant.database,
-    settings: tenant.settings,
-    paths: [path],
-    rejectsDir: join(temp.dir, 'rejects'),
-  })
-  expect(summary.rows_rejected, JSON.stringify(summary.files[0])).toBe(0)
-}
-const event = (employee: string, id: string, type: string, timestamp: string, content: object) => ({
-  employee_id: employee,
-  external_id: id,
-  event_type: type,
-  timestamp,
-  content,
-  source: 'test',
-})
+const ingest = (entity: string, rows: unknown[]) => ingestRows(tenant, temp.dir, entity, rows)
+const event = eventRow
 const vacancy = (description: string) => ({
   external_id: 'vac-1',
   title: 'Data Engineer',

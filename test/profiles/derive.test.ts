@@ -7,27 +7,13 @@ import { ingestPaths } from '../../src/ingest/ingest-paths.js'
 import { deriveProfiles } from '../../src/profiles/derive.js'
 import { readSkillProfile } from '../../src/profiles/read-profile.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
+import { ingestRows } from '../helpers/ingest-rows.js'
 import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
 
 const temp = tempDir()
 let tenant: OpenTenant
-let fileNumber = 0
-const ingest = async (
-  entity: string,
-  rows: unknown[],
-  options: { endActiveWorkingHistory?: boolean } = {},
-) => {
-  const path = join(temp.dir, `${entity}.${++fileNumber}.ndjson`)
-  writeFileSync(path, rows.map((row) => JSON.stringify(row)).join('\n'))
-  const summary = await ingestPaths({
-    database: tenant.database,
-    settings: tenant.settings,
-    paths: [path],
-    rejectsDir: join(temp.dir, 'rejects'),
-    ...options,
-  })
-  expect(summary.rows_rejected, JSON.stringify(summary.files[0])).toBe(0)
-}
+const ingest = (entity: string, rows: unknown[], options: { endActiveWorkingHistory?: boolean } = {}) =>
+  ingestRows(tenant, temp.dir, entity, rows, options)
 const event = (
   employee: string,
   id: string,
@@ -157,7 +143,9 @@ describe('derivation', () => {
     expect(await skillIds('employee', 'ann')).not.toContain('skl-prince2')
     const later = await deriveProfiles({ tenant, asOf: '2027-02-01' })
     expect(later.vendors[0]?.full).toBe(false)
-    expect(later.vendors[0]?.recomputed.employees).toBe(1)
+    // ann (her event came due), and bob and cat, whose last events (2024-01-01, 2024-02-01) fell
+    // behind the 3-year low-data horizon between 2026-06-30 and 2027-02-01.
+    expect(later.vendors[0]?.recomputed.employees).toBe(3)
     expect(await skillIds('employee', 'ann')).toContain('skl-prince2')
   })
 
