@@ -4,7 +4,6 @@ import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import { errors } from '../src/errors/skillhouse-error.js'
 import { type RunManifest, runNightly } from '../src/pipeline/nightly-run.js'
-import { checkAsOf } from '../src/profiles/derive.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
 
 export default class Run extends SkillhouseCommand {
@@ -31,7 +30,6 @@ export default class Run extends SkillhouseCommand {
       throw errors.badRequest(
         `--inbox ${flags.inbox}: must be a folder that exists (the data files to ingest)`,
       )
-    if (flags['as-of']) checkAsOf(flags['as-of'])
     const spinner = this.interactive ? ora({ stream: process.stderr }).start('nightly job') : undefined
     const manifest = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       runNightly({

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, watch, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import type { IngestSummary } from '../../src/ingest/ingest-paths.js'
 import { projectRoot } from '../../src/util/project-paths.js'
 import { runCli, tempDir } from '../helpers/temp-tenant.js'
 
@@ -37,6 +38,10 @@ async function generatedInbox(employees = 40, seed = 5): Promise<string> {
 
 const nightly = (inbox: string, out: string, dataDir: string, ...more: string[]) =>
   runCli(['run', '--inbox', inbox, '--out', out, '--data-dir', dataDir, ...more])
+
+/** `ingest PATH… --rejects-dir DIR --data-dir D --json`. */
+const ingestCli = (paths: string[], rejectsDir: string, dataDir: string) =>
+  runCli(['ingest', ...paths, '--rejects-dir', rejectsDir, '--data-dir', dataDir, '--json'])
 
 const eventLines = (out: string) =>
   readdirSync(join(out, 'events'))
@@ -316,16 +321,11 @@ describe('ingest', () => {
       'external_id,name,parent_id\nou-f,F,\nou-g,,\n',
     )
     const rejectsDir = join(dir, 'rejects')
-    const ingest = await runCli([
-      'ingest',
-      join(dir, 'jan', 'organisational_units.csv'),
-      join(dir, 'feb', 'organisational_units.csv'),
-      '--rejects-dir',
+    const ingest = await ingestCli(
+      [join(dir, 'jan', 'organisational_units.csv'), join(dir, 'feb', 'organisational_units.csv')],
       rejectsDir,
-      '--data-dir',
       dataDir,
-      '--json',
-    ])
+    )
     expect(ingest.exitCode).toBe(3)
     const summary = JSON.parse(String(ingest.stdout)) as { rows_rejected: number }
     expect(summary.rows_rejected).toBe(2)
@@ -345,15 +345,7 @@ describe('ingest', () => {
       path,
       `\ufeff{"external_id":"ou-1","name":"One"}\n{"external_id":"ou-2","name":"Two","parent_id":"ou-1"}\n`,
     )
-    const ingest = await runCli([
-      'ingest',
-      path,
-      '--rejects-dir',
-      join(temp.dir, 'bom', 'rejects'),
-      '--data-dir',
-      dataDir,
-      '--json',
-    ])
+    const ingest = await ingestCli([path], join(temp.dir, 'bom', 'rejects'), dataDir)
     expect(ingest.exitCode, String(ingest.stdout)).toBe(0)
     expect((JSON.parse(String(ingest.stdout)) as { rows_written: number }).rows_written).toBe(2)
   })
@@ -364,15 +356,7 @@ describe('ingest', () => {
     mkdirSync(join(temp.dir, 'bom-json'), { recursive: true })
     const path = join(temp.dir, 'bom-json', 'organisational_units.json')
     writeFileSync(path, `\ufeff[{"external_id":"ou-1","name":"One"}]`)
-    const ingest = await runCli([
-      'ingest',
-      path,
-      '--rejects-dir',
-      join(temp.dir, 'bom-json', 'rejects'),
-      '--data-dir',
-      dataDir,
-      '--json',
-    ])
+    const ingest = await ingestCli([path], join(temp.dir, 'bom-json', 'rejects'), dataDir)
     expect(ingest.exitCode, String(ingest.stdout)).toBe(0)
   })
 
@@ -389,15 +373,7 @@ describe('ingest', () => {
       path,
       `external_id,name,parent_id\nou-1,One,\nou-2,${'x'.repeat(3_000_000)},\nou-3,Three,\n`,
     )
-    const ingest = await runCli([
-      'ingest',
-      path,
-      '--rejects-dir',
-      join(dir, 'rejects'),
-      '--data-dir',
-      dataDir,
-      '--json',
-    ])
+    const ingest = await ingestCli([path], join(dir, 'rejects'), dataDir)
     expect(String(ingest.stderr)).not.toMatch(/Line: 1\b/)
     expect(ingest.exitCode).toBe(3)
     const rejects = readFileSync(join(dir, 'rejects', 'organisational_units.csv.ndjson'), 'utf8')
@@ -419,16 +395,7 @@ describe('ingest counts', () => {
     writeFileSync(path, 'external_id,name,parent_id\nou-1,First,\nou-1,Second,\n')
     const ingest = await runCli(['ingest', path, '--data-dir', dataDir, '--json'])
     expect(ingest.exitCode, String(ingest.stderr)).toBe(0)
-    const summary = JSON.parse(String(ingest.stdout)) as {
-      files: {
-        rows_read: number
-        rows_inserted: number
-        rows_updated: number
-        rows_unchanged: number
-        rows_superseded: number
-        rows_rejected: number
-      }[]
-    }
+    const summary = JSON.parse(String(ingest.stdout)) as IngestSummary
     const file = summary.files[0]
     expect(file?.rows_read).toBe(2)
     expect(file?.rows_inserted).toBe(1)
