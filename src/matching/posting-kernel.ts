@@ -6,8 +6,8 @@ import type { Postings } from './job-index.js'
  * Why not JavaScript: scoring a job adds a bound to a scattered element of a typed array for
  * each of some 40,000 postings. After every typed-array store V8's optimiser forgets what it knew
  * about the other arrays, so each iteration checks their maps and reloads their lengths and data
- * pointers again: the same loop takes 2.5–3 ns a posting in JavaScript and about 1 ns here,
- * where memory is one linear buffer and a load is one instruction (the words of four postings
+ * pointers again: the same loop is two to three times slower in JavaScript than here, where
+ * memory is one linear buffer and a load is one instruction (the words of four postings
  * are decoded together with SIMD, WebAssembly 2.0's fixed-width vectors). Only bounds are
  * computed here (the exact scores are summed in JavaScript from the employees' profiles), so
  * nothing in this module decides a score; the bounds are single precision (half the memory to
@@ -16,7 +16,7 @@ import type { Postings } from './job-index.js'
  * A call walks postings of one skill that share a level (postings are grouped so by level within
  * a skill, job-index.ts), so that the factor of the job's row is one number for the call: a
  * posting costs the load of its word, its bound and the store, with four decoded and multiplied
- * together (before, the factor was looked up per posting by its level: 1.8 ns a posting).
+ * together, instead of a factor looked up per posting by its level (docs/benchmarks.md).
  *
  * Memory (one per thread and index, not shared): the index's posting words, then the bounds
  * (one f32 per employee), then room for the candidates of one scanned chunk.

@@ -101,8 +101,7 @@ function factorTable(proficiency: boolean): Float64Array {
  *    is kept, so the k kept are the k best of those the filters pass, ties by employee number.
  * The bar is lowered by 1e-9 (and by what single precision may cost the bounds), so rounding
  * never loses a tie. The bounds being within a step (1/4,095) of the scores, few candidates are
- * scored in vain: on the benchmark's tenant about 9 a job of 17 skills, whose lists hold 42,000
- * postings.
+ * scored in vain (docs/benchmarks.md gives the counts on the benchmark's tenant).
  */
 export class JobCandidateScorer {
   /** The posting loops (bounds, candidates) of this thread for the index. */

@@ -20,10 +20,9 @@ const SAFE_NAME = /^[\w .-]+$/
  * Reads vocabulary CSV files through DuckDB's reader in a scratch in-memory database (never the
  * tenant's), all cells as text, only the columns asked for.
  *
- * Measured on a synthetic 14,000-skill ESCO `skills_en.csv` (7 MB, 2 cores): fast-csv 280–350 ms;
- * DuckDB with the cells converted one by one (getColumnsObjectJS) 180–240 ms; DuckDB packing the
- * columns into one string that JS splits 70–90 ms. The packed form is kept: crossing from DuckDB
- * to JS costs per value, and one string crosses once. A cell holding the separators (ASCII 30/31)
+ * DuckDB packs the columns into one string that JS splits: crossing from DuckDB to JS costs per
+ * value, and one string crosses once, which makes this several times faster than fast-csv or
+ * DuckDB's values converted one by one (docs/benchmarks.md). A cell holding the separators (ASCII 30/31)
  * makes the packed form fail its count check, and that file is read cell by cell instead.
  */
 export class CsvTableReader {

@@ -44,7 +44,7 @@ export function unpackArrays(bytes: Uint8Array) {
 
 /**
  * `unpackArrays` of a file, read straight into the shared memory of its arrays (one copy, not
- * two: 50 MB of a job index take 30–50 ms a copy); undefined when there is no whole file.
+ * two: copying a job index's tens of megabytes is not free); undefined when there is no whole file.
  */
 export function readKeptArrays(path: string) {
   let fd: number
