@@ -10,8 +10,8 @@ export default class Derive extends SkillhouseCommand {
     'Recomputes the profiles of employees, jobs, job families, courses and vacancies whose records or events changed since the last run (all of them with --full or after a vocabulary change), stores them as new versions and appends their CloudEvents to the outbox.'
   static override examples = [
     '<%= config.bin %> derive',
-    '<%= config.bin %> derive --full --tenant acme',
-    '<%= config.bin %> derive --as-of 2026-01-31 --json',
+    '<%= config.bin %> derive --full --tenant demo',
+    '<%= config.bin %> derive --as-of 2026-11-30 --json',
   ]
   static override flags = {
     tenant: tenantFlag,

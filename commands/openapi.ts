@@ -17,7 +17,7 @@ export default class OpenApi extends SkillhouseCommand {
     "Generated from the zod schemas the server validates with and from the server's own routes: every path and method `skillhouse serve` answers (below a tenant's base URL, plus /healthz and /oauth/token), their parameters with their limits, request and response bodies, the spec's error responses, the OAuth 2.0 client credentials scheme with the scope of each operation, and the webhook events of section 6. The examples are real answers over the demo tenant (fixtures/openapi/examples.json, `npm run examples`). Without --out the document goes to stdout."
   static override examples = [
     '<%= config.bin %> openapi --out openapi.json',
-    '<%= config.bin %> openapi | jq ".paths | keys | length"',
+    '<%= config.bin %> openapi > openapi.json',
   ]
   static override flags = {
     out: Flags.string({ description: 'file to write (its folder is created)' }),

@@ -10,7 +10,7 @@ export default class Token extends SkillhouseCommand {
   static override examples = [
     'TOKEN=$(<%= config.bin %> token --tenant acme)',
     'curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/acme/eu/taxonomy/skills/languages',
-    '<%= config.bin %> token --tenant acme --scope read --expires-in 60 --json',
+    '<%= config.bin %> token --tenant demo --scope read --expires-in 60 --json',
   ]
   static override flags = {
     tenant: tenantFlag,

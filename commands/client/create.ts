@@ -8,8 +8,8 @@ export default class ClientCreate extends SkillhouseCommand {
   static override description =
     'Adds a client for the client credentials grant (POST /oauth/token). The secret is printed this once and stored only as a salted scrypt hash.'
   static override examples = [
-    '<%= config.bin %> client create --tenant acme',
-    '<%= config.bin %> client create --tenant acme --scope read --json',
+    '<%= config.bin %> client create --tenant demo',
+    '<%= config.bin %> client create --tenant demo --scope read --json',
   ]
   static override flags = {
     tenant: tenantFlag,

@@ -6,7 +6,7 @@ export default class ClientList extends SkillhouseCommand {
   static override summary = 'List the OAuth clients of a tenant (of every tenant without --tenant)'
   static override examples = [
     '<%= config.bin %> client list',
-    '<%= config.bin %> client list --tenant acme --json',
+    '<%= config.bin %> client list --tenant demo --json',
   ]
   static override flags = {
     tenant: Flags.string({

@@ -6,7 +6,7 @@ export default class ClientRevoke extends SkillhouseCommand {
   static override summary = 'Revoke an OAuth client'
   static override description =
     'The client gets no new tokens, and a running server refuses the tokens it already has (401). Revoking a revoked client changes nothing.'
-  static override examples = ['<%= config.bin %> client revoke client-0123456789abcdef']
+  static override examples = ['<%= config.bin %> client revoke CLIENT_ID']
   static override args = {
     client_id: Args.string({ description: 'the client to revoke', required: true }),
   }

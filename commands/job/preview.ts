@@ -15,7 +15,7 @@ export default class JobPreview extends SkillhouseCommand {
   static override examples = [
     '<%= config.bin %> job preview job-transport-planner',
     '<%= config.bin %> job preview job-data-engineer --section summary --section requirements --instructions "short, in het Nederlands"',
-    '<%= config.bin %> job preview job-data-engineer --reference-job job-software-engineer --json',
+    '<%= config.bin %> job preview job-data-engineer --reference-job job-backend-developer --json',
   ]
   static override args = { job: Args.string({ description: 'external_id of the job', required: true }) }
   static override flags = {

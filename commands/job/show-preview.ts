@@ -5,7 +5,7 @@ import { withTenant } from '../../src/tenants/tenant-service.js'
 
 export default class JobShowPreview extends SkillhouseCommand {
   static override summary = 'Show a stored job change preview by its change_id'
-  static override examples = ['<%= config.bin %> job show-preview jcp-3f2a9c… --json']
+  static override examples = ['<%= config.bin %> job show-preview CHANGE_ID --json']
   static override args = {
     change: Args.string({ description: 'change_id printed by `job preview`', required: true }),
   }

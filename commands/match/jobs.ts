@@ -17,8 +17,8 @@ export default class MatchJobs extends SkillhouseCommand {
     `The request file is the endpoint's JSON body ({filters, weights, limit, match_limit_per_entity, score_min_threshold, starting_after, include_overqualified, min_critical_skills_match_ratio}); without it, every job with the defaults. One page holds \`limit\` jobs in external_id order; --all-pages exports every job from starting_after on (scored in one pass over all cores), equal to the pages concatenated. Output: the spec's JSON body, or one {job_id, matches} record per line with --format ndjson; --out writes it atomically.`
   static override examples = [
     '<%= config.bin %> match jobs --all-pages --out out/matching_employees.json',
-    '<%= config.bin %> match jobs --request request.json --response-format explained --vocab-language de',
-    '<%= config.bin %> match jobs --all-pages --format ndjson > matches.ndjson',
+    '<%= config.bin %> match jobs --request fixtures/examples/matching-employees-request.json --response-format explained --vocab-language de',
+    '<%= config.bin %> match jobs --all-pages --format ndjson --out out/matching_employees.ndjson',
   ]
   static override flags = {
     tenant: tenantFlag,

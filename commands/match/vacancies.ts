@@ -21,7 +21,7 @@ export default class MatchVacancies extends SkillhouseCommand {
     `The request file is the endpoint's JSON body ({filters, weights, event_types}); without it, the defaults (skills only, within 50 km of the employee). Flags mirror the query parameters. With --out DIR each employee's answer is written atomically to DIR/matching_vacancies/<employee>.json; without it the answer goes to stdout (one JSON line per employee with --all-employees). In a batch, an employee the request cannot serve (a max_geo_distance filter without a location, for an employee whose location is unknown) is reported and skipped, and the command exits with 3.`
   static override examples = [
     '<%= config.bin %> match vacancies --employee emp-10001 --include entity --include score_breakdown',
-    '<%= config.bin %> match vacancies --employee emp-10001 --request request.json --response-format explained',
+    '<%= config.bin %> match vacancies --employee emp-10001 --request fixtures/examples/matching-vacancies-request.json --response-format explained',
     '<%= config.bin %> match vacancies --all-employees --out out/',
   ]
   static override flags = {

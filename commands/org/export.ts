@@ -22,7 +22,7 @@ export default class OrgExportCommand extends SkillhouseCommand {
   static override examples = [
     '<%= config.bin %> org export',
     '<%= config.bin %> org export --skill-id skl-python --low-data --out out/',
-    '<%= config.bin %> org export --json | jq ".organisational_structure[0].total_nr_of_employees"',
+    '<%= config.bin %> org export --json > org_structure.json',
   ]
   static override flags = {
     tenant: tenantFlag,

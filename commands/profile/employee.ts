@@ -58,8 +58,8 @@ export abstract class ProfileCommand extends SkillhouseCommand {
 export default class ProfileEmployee extends ProfileCommand {
   static override summary = "An employee's skill profile as the API returns it"
   static override examples = [
-    '<%= config.bin %> profile employee emp-0001',
-    '<%= config.bin %> profile employee emp-0001 --vocab-language nl --json',
+    '<%= config.bin %> profile employee emp-10001',
+    '<%= config.bin %> profile employee emp-10001 --vocab-language nl --json',
   ]
   static override args = profileArgs
   static override flags = profileFlags

@@ -7,8 +7,8 @@ import { withTenant } from '../../src/tenants/tenant-service.js'
 export default class ProfileJobFamily extends SkillhouseCommand {
   static override summary = "A job family's skill profile (4.12), as a list or a hierarchy"
   static override examples = [
-    '<%= config.bin %> profile job-family jf-data --include proficiency_level --include critical --json',
-    '<%= config.bin %> profile job-family jf-data --format hierarchy --domain-namespace adaptive --vocab-language nl',
+    '<%= config.bin %> profile job-family jf-data-analytics --include proficiency_level --include critical --json',
+    '<%= config.bin %> profile job-family jf-data-analytics --format hierarchy --domain-namespace adaptive --vocab-language nl',
   ]
   static override args = { id: Args.string({ description: 'job family external_id', required: true }) }
   static override flags = {

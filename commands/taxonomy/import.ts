@@ -11,9 +11,9 @@ export default class TaxonomyImport extends SkillhouseCommand {
   static override description =
     `--format esco reads the official ESCO CSV download (skillsHierarchy, broaderRelationsSkillPillar, skills_<lang>.csv or the skill collections; several languages merge) and replaces the vendor's vocabulary (default vendor_a, which must be activated on the tenant). --format skillhouse reads vocabulary JSON files (one Domain each, as fixtures/vocabulary/default) and skills.csv into the tenant's custom taxonomy (default vendor_default). Without --format, a path holding ESCO files means esco. Skills are compared by content: an unchanged vocabulary changes nothing and sends no event; otherwise one taxonomy change is recorded and its CloudEvents go to the outbox.`
   static override examples = [
-    '<%= config.bin %> taxonomy import ~/Downloads/ESCO-1.2.0 --format esco',
-    '<%= config.bin %> taxonomy import esco/skills_en.csv esco/skills_nl.csv esco/skillsHierarchy_en.csv esco/broaderRelationsSkillPillar_en.csv --format esco --tenant acme',
-    '<%= config.bin %> taxonomy import my-taxonomy/ --format skillhouse',
+    '<%= config.bin %> taxonomy import fixtures/esco-sample --format esco --tenant esco-demo',
+    '<%= config.bin %> taxonomy import fixtures/esco-sample/transversalSkillsCollection_en.csv fixtures/esco-sample/skillsHierarchy_en.csv fixtures/esco-sample/broaderRelationsSkillPillar_en.csv --format esco --tenant esco-demo',
+    '<%= config.bin %> taxonomy import fixtures/custom-taxonomy --format skillhouse --tenant demo',
   ]
   static override strict = false
   static override args = { path: Args.string({ description: 'files or folders to import', required: true }) }
