@@ -263,7 +263,7 @@ function errorResponse(status: number, examples: ExamplesFile | undefined): Resp
           Allow: {
             description: 'The methods the URL allows.',
             schema: { type: 'string' as const },
-            example: 'GET, PATCH, DELETE',
+            example: 'GET, HEAD, PATCH, DELETE',
           },
         }
       : status === 401

@@ -80,12 +80,16 @@ const topLevel = (issuesTokens: boolean): { method: Method; path: string }[] => 
 
 const METHOD_ORDER: Method[] = ['GET', 'POST', 'PATCH', 'DELETE']
 
+/** The methods of an Allow header: hono answers HEAD wherever GET is answered (RFC 9110 9.3.2). */
+const withHead = (methods: readonly Method[]): string[] =>
+  methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]))
+
 /**
  * The HTTP API (hono) over the tenants of a data directory, a thin adapter over the library:
  * every answer comes from the function the CLI calls, serialised the same way.
  *
- * Order of the checks of a request below `{base_url}` = `/{tenant}/{region}`: unknown tenant or
- * region (404), missing or invalid token (401), token of another tenant (403), unknown path (404)
+ * Order of the checks of a request below `{base_url}` = `/{tenant}/{region}`: missing or invalid
+ * token (401), unknown tenant or region (404), token of another tenant (403), unknown path (404)
  * or method (405 with Allow), missing scope (403), then the route's own checks (415, 413, 400,
  * 422, 404, 409). Every error, thrown anywhere, leaves through the one error handler as the
  * spec's body.
@@ -202,13 +206,15 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     })
   }
 
-  // The tenant, then the token: everything below a base URL needs both.
+  // The token, then the tenant: everything below a base URL needs both. Without a valid token
+  // every base URL answers the same 401, so that no one learns which tenants exist or where.
   app.use('/:tenant/:region/*', async (c, next) => {
     if (TOP_LEVEL.some((route) => route.path === c.req.path)) return next()
     const tenant = c.req.param('tenant')
-    const entry = pool.resolve(tenant, c.req.param('region'))
-    c.set('tenant', entry.settings.name)
     const claims = await authenticate(c, verifier)
+    // Only the tenant's own clients learn its region from a wrong base URL.
+    const entry = pool.resolve(tenant, c.req.param('region'), claims.tenant === tenant)
+    c.set('tenant', entry.settings.name)
     if (claims.tenant !== tenant) {
       throw errors.forbidden(`the access token is for tenant ${claims.tenant}, not for ${tenant}`)
     }
@@ -251,7 +257,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     app.on(route.method, `/:tenant/:region${route.path}`, async (c) => {
       if (route.path.includes(':')) {
         const allowed = literalMethods(c.req.path)
-        if (allowed.length > 0) throw errors.methodNotAllowed(c.req.method, c.req.path, allowed)
+        if (allowed.length > 0) throw errors.methodNotAllowed(c.req.method, c.req.path, withHead(allowed))
       }
       const needed: Scope = route.scope ?? (route.method === 'GET' ? 'read' : 'write')
       const claims = c.get('claims')
@@ -338,7 +344,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       )
     }
     if (allowed.length > 0)
-      return errorResponse(errors.methodNotAllowed(c.req.method, path, allowed), idHeader(c))
+      return errorResponse(errors.methodNotAllowed(c.req.method, path, withHead(allowed)), idHeader(c))
     return errorResponse(
       new SkillhouseError(
         404,

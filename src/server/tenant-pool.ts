@@ -81,8 +81,11 @@ export class TenantPool {
     return this.registry
   }
 
-  /** The tenant named by a base URL's path, or a 404 that says what exists. */
-  resolve(name: string, region: string): TenantEntry {
+  /**
+   * The tenant named by a base URL's path, or a 404; `reveal` (the caller is the tenant's own
+   * client) names the tenant's region in the 404 of a wrong one.
+   */
+  resolve(name: string, region: string, reveal = true): TenantEntry {
     const entry = this.current().find(name)
     if (!entry) {
       throw errors.notFound(
@@ -95,7 +98,9 @@ export class TenantPool {
       throw errors.notFound(
         'region',
         region,
-        `tenant ${name} is in region ${entry.settings.region}: its base URL ends in /${name}/${entry.settings.region}`,
+        reveal
+          ? `tenant ${name} is in region ${entry.settings.region}: its base URL ends in /${name}/${entry.settings.region}`
+          : 'the base URL is http://HOST:PORT/{tenant}/{region} of a tenant of this server',
       )
     }
     return entry
