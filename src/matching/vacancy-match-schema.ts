@@ -5,6 +5,7 @@ import {
   IsoDate,
   LIMITS,
   LocationOrAddress,
+  MatchExplanation,
   MatchFeedback,
   ResponseFormat,
   SKILL_EVENT_TYPES,
@@ -63,26 +64,6 @@ export interface VacancyMatchingQuery {
   vocab_language?: string | undefined
   include?: unknown
 }
-
-/** A matched or missing skill of an explanation; figures are shares of the skills_match score. */
-export const ExplainedSkill = z.object({
-  skill_id: z.string(),
-  skill_name: z.string(),
-  /** w_j / Σ w: the share of the skills_match score this skill stands for. */
-  weight: z.number(),
-  /** What the employee earns with it (matched skills only). */
-  contribution: z.number().optional(),
-  required_level: z.number().int().nullable().optional(),
-  level: z.number().int().nullable().optional(),
-  critical: z.boolean().optional(),
-})
-
-export const MatchExplanation = z.object({
-  matched_skills: z.array(ExplainedSkill),
-  missing_skills: z.array(ExplainedSkill),
-  /** What else shaped the match: unknown locations, restricted event types. */
-  notes: z.array(z.string()).optional(),
-})
 
 /** One component of the score (`include=score_breakdown`), in the order of the request's weights. */
 export const ScoreComponent = z.object({

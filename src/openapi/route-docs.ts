@@ -554,7 +554,7 @@ function matchingDocs(): [string, RouteDoc][] {
         operationId: 'matchEmployeesForJobs',
         summary: 'Export top matching Employees for Jobs',
         description:
-          'Section 4.10. Computes and stores nothing, so it needs the read scope. Jobs in external_id order, a page of `limit` jobs at a time (`starting_after`: the `next_starting_after` of the previous page); per job the best `match_limit_per_entity` employees with a score of at least `score_min_threshold`. `response_format=explained` adds an explanation to each match.',
+          "Section 4.10. Computes and stores nothing, so it needs the read scope. Jobs in external_id order, a page of `limit` jobs at a time (`starting_after`: the `next_starting_after` of the previous page); per job the best `match_limit_per_entity` employees with a score of at least `score_min_threshold`. The filters select the employees that are matched, never the jobs: `external_id_is_in_list` lists employees, `last_updated` and `low_data_availability` test the employee, a `property_name` rule reads the employee's custom property and a from/to rule compares the job's (`from_entity_property`) with the employee's (`to_entity_property`). A filter that cannot apply to employees is a 422 naming it: a property not defined for employees, or an `external_id_is_in_list` that names no employee (job ids, say). A match carries `overqualified` when the tenant matches with proficiency levels, `critical_skills_match_ratio` when it uses criticalities, and `explanation` with `response_format=explained`.",
         tag: 'Matching',
         section: '4.10',
         query: z.object({

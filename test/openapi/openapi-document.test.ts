@@ -142,6 +142,35 @@ describe('the OpenAPI document', () => {
     })
   })
 
+  it('types the matches of 4.10 as the records of 4.11 are, with the explanation they share', () => {
+    const schemas = document.components?.schemas as Record<string, Record<string, unknown>>
+    expect(schemas.EmployeeMatch).toMatchObject({
+      properties: {
+        employee_id: expect.anything(),
+        score: expect.anything(),
+        overqualified: { type: 'boolean' },
+        critical_skills_match_ratio: { type: 'number', minimum: 0, maximum: 1 },
+        explanation: { $ref: '#/components/schemas/MatchExplanation' },
+      },
+      required: ['employee_id', 'score'],
+    })
+    expect(JSON.stringify(schemas.EmployeeMatch)).not.toContain('additionalProperties')
+    expect(JSON.stringify(schemas.JobMatchingResponse)).toContain('#/components/schemas/EmployeeMatch')
+    expect(JSON.stringify(schemas.VacancyMatchingResponse)).toContain('#/components/schemas/MatchExplanation')
+    const description = operations.find((entry) => entry.operation.operationId === 'matchEmployeesForJobs')
+      ?.operation as unknown as { description: string }
+    expect(description.description).toContain('The filters select the employees that are matched')
+  })
+
+  it('says what 4.4 and 4.6 answer for an unknown job or skill: a 400, which is all they list', () => {
+    for (const operationId of ['previewJobChange', 'exportOrganisationalStructure']) {
+      const operation = operations.find((entry) => entry.operation.operationId === operationId)
+        ?.operation as unknown as { description: string }
+      expect(operation.description, operationId).not.toMatch(/is a 404|404 names/)
+      expect(operation.description, operationId).toMatch(/is a 400 naming it/)
+    }
+  })
+
   it('marks only the Skill Cluster count (4.9) deprecated', () => {
     const deprecated = operations.filter((entry) => entry.operation.deprecated).map((entry) => entry.path)
     expect(deprecated).toEqual(['/skill_clusters/metrics/count'])
