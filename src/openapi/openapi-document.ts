@@ -461,7 +461,7 @@ function registerWebhooks(registry: OpenAPIRegistry): void {
       path: type,
       operationId: `on_${type.replace(/[^A-Za-z0-9]+/g, '_')}`,
       summary: type,
-      description: `${EVENT_TRIGGERS[type]} A structured-mode CloudEvent 1.0 (6.1) whose \`source\` is the tenant's base URL and \`${definition.source}\`. Delivery is at least once, in any order: tolerate duplicates (by \`id\`), ignore unknown data fields.`,
+      description: `${EVENT_TRIGGERS[type]} A structured-mode CloudEvent 1.0 (6.1) whose \`source\` is the endpoint \`{base_url}${definition.source}\` of this API, on the origin the server is reached at (\`serve --origin\`, else the request's). Delivery is at least once, in any order: tolerate duplicates (by \`id\`), ignore unknown data fields.`,
       tags: ['Webhooks'],
       security: [],
       request: {

@@ -54,9 +54,14 @@ export class TenantPool {
   /** Whether `current` looked at tenants.json in this turn of the event loop. */
   private checkedThisTurn = false
 
+  /**
+   * `baseUrlOf` gives the base URL a tenant's work builds its event sources on (by default the
+   * one of the registry, fixed at `tenant create`).
+   */
   constructor(
     readonly dataDir: string,
     private readonly onOpen: (tenant: string) => void = () => undefined,
+    private readonly baseUrlOf: (entry: TenantEntry) => string = (entry) => entry.base_url,
   ) {
     this.stamp = registryStamp(dataDir)
     this.registry = TenantRegistry.load(dataDir)
@@ -221,7 +226,13 @@ export class TenantPool {
     if (this.closing) throw errors.unavailable('the server is shutting down; retry when it is back')
     const entry = this.current().get(name)
     const database = await this.open(name)
-    return work({ entry, settings: entry.settings, baseUrl: entry.base_url, database, dataDir: this.dataDir })
+    return work({
+      entry,
+      settings: entry.settings,
+      baseUrl: this.baseUrlOf(entry),
+      database,
+      dataDir: this.dataDir,
+    })
   }
 
   /**
