@@ -5,15 +5,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { z } from 'zod'
 import { readEvents } from '../events/outbox.js'
-import { runNightly } from '../pipeline/nightly-run.js'
+import { runDemo } from '../pipeline/demo-tenant.js'
 import { CLOUD_EVENT_TYPES, type CloudEventType, cloudEventOf, ErrorBody } from '../schemas/index.js'
 import { apiRoutes } from '../server/api-routes.js'
 import { mintLocalToken } from '../server/oauth-clients.js'
 import { silentLogger } from '../server/request-log.js'
 import { type RunningServer, startServer } from '../server/start-server.js'
-import { initialiseTenant } from '../tenants/initialise-tenant.js'
-import { createTenant, withTenant } from '../tenants/tenant-service.js'
-import { fixturesDir } from '../util/project-paths.js'
+import { withTenant } from '../tenants/tenant-service.js'
 import type { ErrorExample, ExamplesFile, OperationExample } from './examples-file.js'
 import { documentPath } from './openapi-document.js'
 import { routeDocs } from './route-docs.js'
@@ -92,21 +90,9 @@ export async function collectExamples(options: CollectOptions = {}): Promise<Exa
   const temp = mkdtempSync(join(tmpdir(), 'skillhouse-examples-'))
   try {
     const dataDir = join(temp, 'data')
-    log('creating the demo tenant')
-    await createTenant({
-      dataDir,
-      name: 'demo',
-      region: 'eu',
-      modelConfiguration: 'MC_2025_Q1_V1',
-      proficiencyMatching: true,
-      useCriticalities: true,
-      initialise: initialiseTenant,
-    })
-    log(`running the nightly job as of ${DEMO_AS_OF}`)
-    const outbox = await withTenant(dataDir, 'demo', async (tenant) => {
-      await runNightly({ tenant, inbox: fixturesDir('demo'), out: join(temp, 'out'), asOf: DEMO_AS_OF })
-      return readEvents(tenant.database)
-    })
+    log(`creating the demo tenant as \`skillhouse demo\` does, its nightly job as of ${DEMO_AS_OF}`)
+    await runDemo({ dataDir, out: join(temp, 'out'), asOf: DEMO_AS_OF })
+    const outbox = await withTenant(dataDir, 'demo', (tenant) => readEvents(tenant.database))
     const webhooks: Record<string, Record<string, unknown>> = {}
     for (const event of outbox) webhooks[event.type] ??= event
     const collected = await requestExamples(dataDir, webhooks, log)

@@ -577,7 +577,7 @@ function matchingDocs(): [string, RouteDoc][] {
         operationId: 'matchVacanciesForEmployee',
         summary: 'Get the top matching Vacancies for an Employee',
         description:
-          'Section 4.11 (path, parameter and body names from CONTRACT.md). Only active vacancies; 50 km is the distance limit when no `max_geo_distance` filter is given. Answers `{employee_id, records, offset, limit, total}`: the matches from rank `offset + 1` to `offset + limit`, best first; each include adds a field of the same name to every record, `response_format=explained` adds `explanation`. Computes and stores nothing, so it needs the read scope.',
+          "Section 4.11 (path, parameter and body names from CONTRACT.md). Only active vacancies; 50 km from the employee is the distance limit when no `max_geo_distance` filter is given. An employee who cannot be placed (no location, or an address whose postal code is not in the tenant's postal-code table, see `skillhouse geo import`) gets no default limit: the answer says so with `geo_filter_applied: false` and `geo_filter_note`, and `location.distance_km` is null. Answers `{employee_id, records, offset, limit, total, geo_filter_applied, geo_filter_note?}`: the matches from rank `offset + 1` to `offset + limit`, best first; each include adds a field of the same name to every record, `response_format=explained` adds `explanation`. Computes and stores nothing, so it needs the read scope.",
         tag: 'Matching',
         section: '4.11',
         params: idParam('employee_external_id', 'external_id of the Employee'),

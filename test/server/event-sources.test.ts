@@ -71,7 +71,7 @@ describe('the sources of CloudEvents', () => {
       const fetched = await call(at(skill?.source), { token })
       expect(fetched.status, fetched.text).toBe(200)
       expect(fetched.json).toMatchObject({ external_id: 'sk-kite' })
-      const change = (taxonomy?.data as { external_id: string }).external_id
+      const change = (taxonomy?.data as { external_id?: string } | undefined)?.external_id
       const changes = await call(at(taxonomy?.source), {
         method: 'POST',
         token,
