@@ -14,7 +14,7 @@ import { type ApiRoute, answeredStatus, apiRoutes } from '../server/api-routes.j
 import { DEFAULT_SERVER_ORIGIN } from '../tenants/tenant-service.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
 import { projectRoot } from '../util/project-paths.js'
-import { type ExamplesFile, loadExamples } from './examples-file.js'
+import { type ErrorExample, type ExamplesFile, loadExamples } from './examples-file.js'
 import { DOC_ERROR_STATUSES, type DocErrorStatus, type RouteDoc, routeDocs, TAGS } from './route-docs.js'
 
 /**
@@ -564,6 +564,7 @@ function embedExamples(document: OpenApiDocument, examples: ExamplesFile): void 
             : undefined
       if (value !== undefined) parameter.example = typedValue(value, parameter.schema?.type)
     }
+    embedErrorExamples(operation, examples.operation_errors[operation.operationId ?? ''])
     if (!example) continue
     const summary = 'The demo tenant'
     const body = operation.requestBody?.content?.[JSON_TYPE]
@@ -572,7 +573,20 @@ function embedExamples(document: OpenApiDocument, examples: ExamplesFile): void 
     }
     const response = operation.responses?.[String(example.response.status)]?.content?.[JSON_TYPE]
     if (response && example.response.body !== undefined) {
-      response.examples = { demo: { summary, value: example.response.body } }
+      const named: Record<string, { summary: string; value: unknown }> = {
+        demo: { summary, value: example.response.body },
+      }
+      response.examples = named
+      // Other answers of the operation, by name: Prism answers one with `Prefer: example=NAME`.
+      for (const [name, variant] of Object.entries(examples.variants[operation.operationId ?? ''] ?? {})) {
+        const query = new URLSearchParams()
+        for (const [parameter, value] of Object.entries(variant.request.query ?? {}))
+          for (const one of Array.isArray(value) ? value : [value]) query.append(parameter, one)
+        named[name] = {
+          summary: `The demo tenant, ${query.size > 0 ? `?${query}` : name} (Prefer: example=${name})`,
+          value: variant.response.body,
+        }
+      }
     }
   }
   for (const [type, item] of Object.entries(document.webhooks ?? {})) {
@@ -582,6 +596,38 @@ function embedExamples(document: OpenApiDocument, examples: ExamplesFile): void 
     ]
     if (event && content)
       content.examples = { demo: { summary: 'An event of the demo tenant', value: event } }
+  }
+}
+
+/** The names of an operation's own error examples, by status. */
+const ERROR_EXAMPLE_NAMES: Record<string, string> = {
+  '400': 'bad_request',
+  '404': 'not_found',
+  '422': 'unprocessable',
+}
+
+/**
+ * Gives an operation its own examples of 400, 404 and 422 (the server's answer to a bad request
+ * of that operation) in place of the shared response, whose example belongs to another one.
+ */
+function embedErrorExamples(operation: OperationLike, own: Record<string, ErrorExample> | undefined): void {
+  for (const [status, example] of Object.entries(own ?? {})) {
+    const meaning = ERROR_RESPONSES[Number(status) as DocErrorStatus]
+    if (!operation.responses?.[status] || !meaning) continue
+    operation.responses[status] = {
+      description: meaning.description,
+      content: {
+        [JSON_TYPE]: {
+          schema: ref('schemas', 'ErrorBody'),
+          examples: {
+            [ERROR_EXAMPLE_NAMES[status] ?? `status_${status}`]: {
+              summary: example.request,
+              value: example.body,
+            },
+          },
+        },
+      },
+    } as never
   }
 }
 
