@@ -234,6 +234,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   }
   tidyDocument(document)
   if (examples) embedExamples(document, examples)
+  dropUnusedResponses(document)
   return document
 }
 
@@ -596,6 +597,16 @@ function embedExamples(document: OpenApiDocument, examples: ExamplesFile): void 
     ]
     if (event && content)
       content.examples = { demo: { summary: 'An event of the demo tenant', value: event } }
+  }
+}
+
+/** Removes the shared error responses no operation refers to any more (each has its own example). */
+function dropUnusedResponses(document: OpenApiDocument): void {
+  const responses = document.components?.responses
+  if (!responses) return
+  const text = JSON.stringify({ paths: document.paths, webhooks: document.webhooks })
+  for (const name of Object.keys(responses)) {
+    if (!text.includes(`"#/components/responses/${name}"`)) delete responses[name]
   }
 }
 

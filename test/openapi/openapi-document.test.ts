@@ -133,10 +133,18 @@ describe('the OpenAPI document', () => {
         }
       }
     }
-    const notFound = document.components?.responses?.NotFound as {
-      content: Record<string, { schema: { $ref: string } }>
+    for (const { operation } of operations) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!/^4/.test(status)) continue
+        const own = response as { $ref?: string; content?: Record<string, { schema?: unknown }> }
+        const body = own.$ref
+          ? (document.components?.responses?.[own.$ref.split('/').pop() ?? ''] as typeof own | undefined)
+          : own
+        expect(body?.content?.['application/json']?.schema, `${operation.operationId} ${status}`).toEqual({
+          $ref: '#/components/schemas/ErrorBody',
+        })
+      }
     }
-    expect(notFound.content['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
     expect(document.components?.schemas?.ErrorBody).toMatchObject({
       type: 'array',
       items: { required: ['title', 'description'] },
