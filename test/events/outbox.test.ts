@@ -29,7 +29,7 @@ describe('the outbox of CloudEvents', () => {
 
   it('builds event sources on the tenant base URL', () => {
     expect(eventSource(BASE, '/taxonomy/skills/py')).toBe(`${BASE}/taxonomy/skills/py`)
-    expect(eventSource(`${BASE}/`, 'taxonomy/export')).toBe(`${BASE}/taxonomy/export`)
+    expect(eventSource(`${BASE}/`, 'taxonomy/changes')).toBe(`${BASE}/taxonomy/changes`)
     expect(eventSource(BASE, '/')).toBe(`${BASE}/`)
   })
 
