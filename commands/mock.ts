@@ -5,10 +5,11 @@ import { startMock } from '../src/openapi/prism-mock.js'
 export default class Mock extends SkillhouseCommand {
   static override summary = 'Serve the OpenAPI document with Prism: a mock of the HTTP API, fully offline'
   static override description =
-    "Starts Prism 4 on the generated OpenAPI document. Every GET answers its example (real answers of the demo tenant), POSTs that compute answer theirs, a request that breaks the document gets Prism's 422 (401 without an Authorization header; any bearer token is taken), and `Prefer: dynamic=true` (or --dynamic) generates answers from the schemas. A tenant's base URL on the mock is http://HOST:PORT/{tenant}/{region}, as on `serve` (any tenant name, a known region); /healthz and /oauth/token sit at the root. Prism's log goes to stderr; SIGINT or SIGTERM stops it."
+    "Starts Prism 4 on the generated OpenAPI document, behind a small front on --host and --port. Every GET answers its example (real answers of the demo tenant), POSTs that compute answer theirs, `/oauth/token` a token of the server's shape. A request that breaks the document gets the operation's own example of a 422 or 400 (401 without an Authorization header; any bearer token is taken), a region that does not exist a 404 as on `serve`. Other named examples come with `Prefer: example=NAME`: `explained` (4.10 and 4.11, also picked by ?response_format=explained) and `hierarchy` (4.12, also picked by ?format=hierarchy). `Prefer: dynamic=true` (or --dynamic) generates answers from the schemas. A tenant's base URL on the mock is http://HOST:PORT/{tenant}/{region}, as on `serve` (any tenant name, a known region); /healthz and /oauth/token sit at the root. Prism's log goes to stderr; SIGINT or SIGTERM stops it, and Prism never outlives the command (a `kill -9` included)."
   static override examples = [
     '<%= config.bin %> mock',
     '<%= config.bin %> mock --port 4011 --dynamic',
+    'curl -H "Authorization: Bearer any" -H "Prefer: example=hierarchy" http://127.0.0.1:4010/demo/eu/job_architecture/job_families/jf-customer-service/skill_profile',
     'curl -H "Authorization: Bearer any" http://127.0.0.1:4010/demo/eu/employees/emp-10001/skill_profile',
   ]
   static override flags = {

@@ -15,6 +15,10 @@ export default class Serve extends SkillhouseCommand {
   ]
   static override flags = {
     host: Flags.string({ description: 'interface to listen on', default: '127.0.0.1' }),
+    origin: Flags.string({
+      description:
+        'the origin clients reach the server at (e.g. https://skills.example.com behind a proxy): the base URL of the sources of the CloudEvents it sends; default the origin each request reached',
+    }),
     port: Flags.integer({
       description: 'port to listen on (0: any free port)',
       default: 8080,
@@ -78,6 +82,7 @@ export default class Serve extends SkillhouseCommand {
       host: flags.host,
       port: flags.port,
       bodyLimit: flags['body-limit'],
+      ...(flags.origin ? { origin: flags.origin } : {}),
       maxConnections: flags['max-connections'],
       webhookDelivery: {
         maxAttempts: flags['delivery-attempts'],

@@ -30,7 +30,7 @@ export function classifyIssues(issues: readonly z.core.$ZodIssue[], input: unkno
           out.push({ path: dotted(path), message: issue.message, structural: typeof value !== 'string' })
           continue
         }
-        walk(bestBranch(branches), path)
+        walk(bestBranch(branches, valueAt(input, path)), path)
         continue
       }
       if (issue.code === 'unrecognized_keys') {
@@ -103,19 +103,54 @@ export function inputError(issues: readonly InputIssue[], what: string): Skillho
   )
 }
 
-/** The branch with the fewest structural problems, then the fewest problems: the variant meant. */
-function bestBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): readonly z.core.$ZodIssue[] {
+/**
+ * The variant meant, of the union's branches, for the value `sent`: the one that knows the most
+ * of the fields sent, then the one whose missing fields look most like the unknown fields sent
+ * (`title` for `job_title`), then the one with the fewest structural problems, then the fewest
+ * problems. A working_history sent with `title` and `description` is then named by the free-text
+ * variant's fields, not by the job-linked variant's `job_id` that has fewer problems.
+ */
+function bestBranch(
+  branches: readonly (readonly z.core.$ZodIssue[])[],
+  sent: unknown,
+): readonly z.core.$ZodIssue[] {
+  const fields =
+    sent !== null && typeof sent === 'object' && !Array.isArray(sent) ? Object.keys(sent as object) : []
+  const rank = (branch: readonly z.core.$ZodIssue[]): number[] => {
+    const unknown = new Set(
+      branch.flatMap((issue) =>
+        issue.code === 'unrecognized_keys' && issue.path.length === 0 ? issue.keys : [],
+      ),
+    )
+    const missing = branch.flatMap((issue) =>
+      issue.code === 'invalid_type' && issue.path.length === 1 && !fields.includes(String(issue.path[0]))
+        ? [String(issue.path[0])]
+        : [],
+    )
+    const known = fields.filter((field) => !unknown.has(field)).length
+    const alike = [...unknown].filter((field) => missing.some((name) => resembles(field, name))).length
+    return [-known, -alike, score(branch), branch.length]
+  }
   let best = branches[0] ?? []
-  let bestScore = score(best)
+  let bestRank = rank(best)
   for (const branch of branches.slice(1)) {
-    const candidate = score(branch)
-    if (candidate < bestScore) {
+    const candidate = rank(branch)
+    const first = candidate.findIndex((value, at) => value !== bestRank[at])
+    if (first >= 0 && (candidate[first] as number) < (bestRank[first] as number)) {
       best = branch
-      bestScore = candidate
+      bestRank = candidate
     }
   }
   return best
 }
+
+/** Whether a field name sent looks like a field of the schema: one is the other with a prefix or suffix. */
+const resembles = (sent: string, name: string) =>
+  sent !== name &&
+  (name.endsWith(`_${sent}`) ||
+    name.startsWith(`${sent}_`) ||
+    sent.endsWith(`_${name}`) ||
+    sent.startsWith(`${name}_`))
 
 const STRUCTURAL = new Set(['invalid_type', 'unrecognized_keys'])
 const score = (branch: readonly z.core.$ZodIssue[]) =>

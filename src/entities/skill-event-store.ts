@@ -31,7 +31,7 @@ export interface SkillEventQueryInput {
 /** Which of the ids are employees of the tenant (by default a query of the employees table). */
 export type EmployeeLookup = (ids: readonly string[]) => Promise<Set<string>>
 
-/** What happened to a skill event: stored now, or already stored with the same content. */
+/** A skill event stored now (an external_id stored before is a 409, whatever its content). */
 export interface StoredSkillEvent {
   external_id: string
   stored: boolean
@@ -66,8 +66,9 @@ interface CheckedEvent {
  *   content references that does not exist;
  * - 400 for a body of the wrong structure, 422 for invalid values and for ticket, merge_request
  *   and dynamic events on a tenant whose model configuration is older than MC_2025_Q1_V1;
- * - the same external_id again: identical content changes nothing (`stored: false`, a retry is
- *   safe), other content is a 409 (a skill event cannot be changed);
+ * - the same external_id again is a 409 (Skill Event already exists), whether the content is the
+ *   same (a retry: the event is stored, nothing changes) or not (a skill event cannot be changed);
+ *   the description says which. `ingest` of a file sent again is a no-op instead (its own merge);
  * - `strict=true` refuses (422) an event from which no Skill Profile can be built;
  * - `end_active_working_history=true` ends the employee's working histories without end_date;
  * - `language` (auto, nl, fr, en, de) is kept with the event for extraction.
@@ -260,12 +261,14 @@ function decide(
           ? earlier === valuesOf(event)
           : undefined
     if (same !== undefined) {
-      outcomes[event.index] = same
-        ? { external_id: event.externalId, stored: false }
-        : new SkillhouseError(
-            409,
-            `skill event '${event.externalId}' already exists with different content; a skill event cannot be changed, send a new one with its own external_id`,
-          )
+      // 4.2: 409 (Skill Event already exists) for any external_id stored before; the description
+      // tells a retry of the same event (nothing to do) from an attempt to change one.
+      outcomes[event.index] = new SkillhouseError(
+        409,
+        same
+          ? `skill event '${event.externalId}' already exists with the same content; it is stored, nothing changed`
+          : `skill event '${event.externalId}' already exists with different content; a skill event cannot be changed, send a new one with its own external_id`,
+      )
       continue
     }
     if (refused(event)) {

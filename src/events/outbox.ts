@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { DuckDBTimestampValue, type DuckDBValue } from '@duckdb/node-api'
 import { CloudEvent, ValidationError } from 'cloudevents'
 import { errors } from '../errors/skillhouse-error.js'
-import type { OutboxCloudEvent } from '../schemas/index.js'
+import { CLOUD_EVENT_TYPES, type CloudEventType, type OutboxCloudEvent } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { AtomicWriteStream } from '../util/atomic-file.js'
 
@@ -34,6 +34,18 @@ export interface ReadEventsOptions {
  */
 export function eventSource(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
+}
+
+/**
+ * The `source` of an event of `type`: the endpoint its CLOUD_EVENT_TYPES entry names, below the
+ * tenant's base URL, with `id` in place of the path's parameter (when it has one).
+ */
+export function typedEventSource(baseUrl: string, type: CloudEventType, id?: string): string {
+  const path = CLOUD_EVENT_TYPES[type].source.replace(/\{[^}]+\}/, (parameter) => {
+    if (id === undefined) throw errors.internal(`the source of ${type} needs ${parameter}`)
+    return encodeURIComponent(id)
+  })
+  return eventSource(baseUrl, path)
 }
 
 /**

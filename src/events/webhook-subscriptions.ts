@@ -12,7 +12,7 @@ import {
   webhookUrlOf,
 } from '../schemas/webhooks.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import { eventSource } from './outbox.js'
+import { typedEventSource } from './outbox.js'
 import { deliverySettings, postCloudEvent, type TenantAccess } from './webhook-delivery.js'
 
 /**
@@ -33,13 +33,13 @@ const stamp = (time: Date) => new DuckDBTimestampValue(BigInt(time.getTime()) * 
 /** A subscription's id: `wh_` and 24 hex digits (an ExternalId). */
 const newSubscriptionId = () => `wh_${randomBytes(12).toString('hex')}`
 
-/** The `ai.vendor.health_check` event (6.2): source `/` of the tenant's base URL, an empty data object. */
+/** The `ai.vendor.health_check` event (6.2): source `/webhooks` of the tenant's base URL, an empty data object. */
 export function healthCheckEvent(baseUrl: string, time = new Date()): Record<string, unknown> {
   return {
     specversion: '1.0',
     id: randomUUID(),
     type: HEALTH_CHECK_EVENT_TYPE,
-    source: eventSource(baseUrl, '/'),
+    source: typedEventSource(baseUrl, HEALTH_CHECK_EVENT_TYPE),
     time: time.toISOString(),
     datacontenttype: 'application/json',
     data: {},

@@ -3,6 +3,7 @@ import { basename, extname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { errors } from '../errors/skillhouse-error.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import { fixturesDir } from '../util/project-paths.js'
 
 /**
  * Postal codes → coordinates, for the geo-distance filters and weights of vacancy matching (2.5,
@@ -13,6 +14,12 @@ import type { TenantDatabase } from '../store/tenant-database.js'
  * `country_code,zipcode,place,state,state_code,province,province_code,community,community_code,latitude,longitude`,
  * or GeoNames' own tab-separated dump (`allCountries.txt`, `BE.txt`: 12 columns, no header).
  */
+
+/**
+ * The postal codes the demo tenant's addresses use: a GeoNames extract (CC BY 4.0,
+ * fixtures/postal-codes/README.md) that `skillhouse demo` loads with `importPostalCodes`.
+ */
+export const demoPostalCodes = (): string => fixturesDir('postal-codes', 'demo.csv')
 
 /** The header of the CSV shape. */
 export const GEONAMES_CSV_HEADER = [

@@ -168,9 +168,13 @@ async function compileFilters(
     switch (filter.filter) {
       case 'external_id_is_in_list': {
         const wanted = new Set(filter.external_ids)
+        let selected = 0
         for (let employee = 0; employee < count; employee++) {
           if (!wanted.has(index.employeeIds[employee] as string)) mask[employee] = 0
+          else selected++
         }
+        // A list that names no employee cannot select the candidates: most likely it means jobs.
+        if (selected === 0) problems.add(noEmployeeListed(field, filter.external_ids, index, tenant))
         break
       }
       case 'low_data_availability':
@@ -209,6 +213,20 @@ async function compileFilters(
       candidateProps: employeeProps,
     },
   }
+}
+
+/** The 422 of an `external_id_is_in_list` filter of 4.10 that names no employee. */
+function noEmployeeListed(
+  field: string,
+  ids: readonly string[],
+  index: JobIndex,
+  tenant: MatchingTenant,
+): string {
+  const jobs = new Set(index.jobIds)
+  const named = ids.filter((id) => jobs.has(id))
+  const shown = (list: readonly string[]) =>
+    `${list.slice(0, 5).join(', ')}${list.length > 5 ? ` and ${list.length - 5} more` : ''}`
+  return `${field}.external_ids: names no employee of tenant ${tenant.settings.name} (${shown(ids)}); the filters of 4.10 select the employees that are matched, not the jobs${named.length > 0 ? `, and ${shown(named)} ${named.length === 1 ? 'is a job' : 'are jobs'}` : ''}; list employee external_ids, or page through the jobs with starting_after and limit`
 }
 
 /** How many worker threads score `jobs` jobs: none under vitest (TypeScript sources) or for small work. */

@@ -146,6 +146,8 @@ interface VacancyPlan {
   distance: Float64Array | null
   notes: string[]
   allowedEventTypes: Set<string> | null
+  /** Whether a distance filter restricted the vacancies, and why not when it did not. */
+  geo: { applied: boolean; note?: string }
 }
 
 /** Resolves a location of the request (a Location or an Address); an unknown postal code is a problem. */
@@ -338,12 +340,14 @@ async function plan(
       }
     }
   }
+  let geo: VacancyPlan['geo'] = { applied: true }
   if (!geoFiltered) {
     if (home.origin) filters.push(withinFrom(home.origin, LIMITS.vacancyMatching.defaultMaxGeoDistanceKm))
-    else
-      notes.push(
-        `${home.note}: the default ${LIMITS.vacancyMatching.defaultMaxGeoDistanceKm} km distance filter was not applied`,
-      )
+    else {
+      const note = `${home.note}: the default ${LIMITS.vacancyMatching.defaultMaxGeoDistanceKm} km distance filter was not applied`
+      notes.push(note)
+      geo = { applied: false, note }
+    }
   }
   // Skills the employee holds, numbered like the vacancy index; event types may restrict them.
   const allowed = body.event_types && body.event_types.length > 0 ? new Set<string>(body.event_types) : null
@@ -476,6 +480,7 @@ async function plan(
     distance: needDistance && from ? distances(from) : null,
     notes,
     allowedEventTypes: allowed,
+    geo,
   }
 }
 
@@ -747,7 +752,15 @@ export async function matchVacanciesFor(
     }
     return record
   })
-  return { employee_id: employee.id, records, offset: query.offset, limit: query.limit, total: ranked.length }
+  return {
+    employee_id: employee.id,
+    records,
+    offset: query.offset,
+    limit: query.limit,
+    total: ranked.length,
+    geo_filter_applied: compiled.geo.applied,
+    ...(compiled.geo.note ? { geo_filter_note: compiled.geo.note } : {}),
+  }
 }
 
 /** Titles and descriptions of some vacancies (include=entity), fetched for the page only. */

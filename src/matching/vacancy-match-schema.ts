@@ -5,6 +5,7 @@ import {
   IsoDate,
   LIMITS,
   LocationOrAddress,
+  MatchExplanation,
   MatchFeedback,
   ResponseFormat,
   SKILL_EVENT_TYPES,
@@ -15,7 +16,8 @@ import {
  * Section 4.11, `POST /employees/{employee_external_id}/matching_vacancies` (CONTRACT.md), whose
  * response the spec leaves open ("shape depends on the include options"). skillhouse answers:
  *
- *     {employee_id, records: [{vacancy_id, score, rank, …includes, explanation?}], offset, limit, total}
+ *     {employee_id, records: [{vacancy_id, score, rank, …includes, explanation?}], offset, limit, total,
+ *      geo_filter_applied, geo_filter_note?}
  *
  * - `records` are the matches from rank `offset + 1` to `offset + limit`, best first (score
  *   descending, ties by vacancy external_id); `rank` is the 1-based place in the whole ranking.
@@ -23,6 +25,9 @@ import {
  *   `min_score`, so `offset + records.length < total` means more follow.
  * - Each include adds one field of the same name to every record; `response_format=explained`
  *   adds `explanation`.
+ * - `geo_filter_applied` says whether a distance filter restricted the vacancies (the spec's
+ *   50 km default included); it is false, with `geo_filter_note`, when the employee cannot be
+ *   placed and the default was skipped.
  */
 
 /** The query parameters of 4.11 (names from CONTRACT.md), as strings or values. */
@@ -63,26 +68,6 @@ export interface VacancyMatchingQuery {
   vocab_language?: string | undefined
   include?: unknown
 }
-
-/** A matched or missing skill of an explanation; figures are shares of the skills_match score. */
-export const ExplainedSkill = z.object({
-  skill_id: z.string(),
-  skill_name: z.string(),
-  /** w_j / Σ w: the share of the skills_match score this skill stands for. */
-  weight: z.number(),
-  /** What the employee earns with it (matched skills only). */
-  contribution: z.number().optional(),
-  required_level: z.number().int().nullable().optional(),
-  level: z.number().int().nullable().optional(),
-  critical: z.boolean().optional(),
-})
-
-export const MatchExplanation = z.object({
-  matched_skills: z.array(ExplainedSkill),
-  missing_skills: z.array(ExplainedSkill),
-  /** What else shaped the match: unknown locations, restricted event types. */
-  notes: z.array(z.string()).optional(),
-})
 
 /** One component of the score (`include=score_breakdown`), in the order of the request's weights. */
 export const ScoreComponent = z.object({
@@ -135,5 +120,12 @@ export const VacancyMatchingResponse = z.object({
   offset: z.number().int().min(0),
   limit: z.number().int().min(1).max(100),
   total: z.number().int().min(0),
+  geo_filter_applied: z.boolean().meta({
+    description:
+      "Whether a distance filter restricted the vacancies: a `max_geo_distance` or `multi_max_geo_distances` filter of the request, else the spec's default of 50 km from the employee. False when the default could not apply because the employee cannot be placed (no location, or an address whose postal code is not in the tenant's postal-code table, `skillhouse geo import`): then vacancies at any distance are matched.",
+  }),
+  geo_filter_note: z.string().optional().meta({
+    description: 'With `geo_filter_applied: false`: why the employee could not be placed.',
+  }),
 })
 export type VacancyMatchingResponse = z.infer<typeof VacancyMatchingResponse>

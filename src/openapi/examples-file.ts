@@ -36,8 +36,12 @@ export const ExamplesFile = z.strictObject({
   tenant: z.strictObject({ name: z.string(), region: z.string(), as_of: z.string() }),
   /** Per operationId: the request sent and the answer. */
   operations: z.record(z.string(), OperationExample),
-  /** Per HTTP status: one real error answer. */
+  /** Per HTTP status: one real error answer (the example of the statuses an operation has none of its own for). */
   errors: z.record(z.string(), ErrorExample),
+  /** Per operationId, other answers by example name: `explained` (4.10, 4.11), `hierarchy` (4.12). */
+  variants: z.record(z.string(), z.record(z.string(), OperationExample)),
+  /** Per operationId and status (400, 404, 422): the operation's own answer to a bad request. */
+  operation_errors: z.record(z.string(), z.record(z.string(), ErrorExample)),
   /** Per event type: one CloudEvent as a consumer receives it. */
   webhooks: z.record(z.string(), z.record(z.string(), z.unknown())),
 })

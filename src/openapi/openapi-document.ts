@@ -14,7 +14,7 @@ import { type ApiRoute, answeredStatus, apiRoutes } from '../server/api-routes.j
 import { DEFAULT_SERVER_ORIGIN } from '../tenants/tenant-service.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
 import { projectRoot } from '../util/project-paths.js'
-import { type ExamplesFile, loadExamples } from './examples-file.js'
+import { type ErrorExample, type ExamplesFile, loadExamples } from './examples-file.js'
 import { DOC_ERROR_STATUSES, type DocErrorStatus, type RouteDoc, routeDocs, TAGS } from './route-docs.js'
 
 /**
@@ -44,7 +44,9 @@ const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   DomainPatch: schemas.DomainPatch,
   DomainResponse: schemas.DomainResponse,
   Employee: schemas.Employee,
+  EmployeeMatch: schemas.EmployeeMatch,
   ErrorBody: schemas.ErrorBody,
+  ExplainedSkill: schemas.ExplainedSkill,
   HealthStatus: schemas.HealthStatus,
   Job: schemas.Job,
   JobChangePreview: schemas.JobChangePreview,
@@ -58,6 +60,7 @@ const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   JobMatchingResponse: schemas.JobMatchingResponse,
   JobMatchWeight: schemas.JobMatchWeight,
   LocationOrAddress: schemas.LocationOrAddress,
+  MatchExplanation: schemas.MatchExplanation,
   OrganisationalUnit: schemas.OrganisationalUnit,
   OrgExportResponse: schemas.OrgExportResponse,
   OrgNode: schemas.OrgNode,
@@ -231,6 +234,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   }
   tidyDocument(document)
   if (examples) embedExamples(document, examples)
+  dropUnusedResponses(document)
   return document
 }
 
@@ -263,7 +267,7 @@ function errorResponse(status: number, examples: ExamplesFile | undefined): Resp
           Allow: {
             description: 'The methods the URL allows.',
             schema: { type: 'string' as const },
-            example: 'GET, PATCH, DELETE',
+            example: 'GET, HEAD, PATCH, DELETE',
           },
         }
       : status === 401
@@ -458,7 +462,7 @@ function registerWebhooks(registry: OpenAPIRegistry): void {
       path: type,
       operationId: `on_${type.replace(/[^A-Za-z0-9]+/g, '_')}`,
       summary: type,
-      description: `${EVENT_TRIGGERS[type]} A structured-mode CloudEvent 1.0 (6.1) whose \`source\` is the tenant's base URL and \`${definition.source}\`. Delivery is at least once, in any order: tolerate duplicates (by \`id\`), ignore unknown data fields.`,
+      description: `${EVENT_TRIGGERS[type]} A structured-mode CloudEvent 1.0 (6.1) whose \`source\` is the endpoint \`{base_url}${definition.source}\` of this API, on the origin the server is reached at (\`serve --origin\`, else the request's). Delivery is at least once, in any order: tolerate duplicates (by \`id\`), ignore unknown data fields.`,
       tags: ['Webhooks'],
       security: [],
       request: {
@@ -561,6 +565,7 @@ function embedExamples(document: OpenApiDocument, examples: ExamplesFile): void 
             : undefined
       if (value !== undefined) parameter.example = typedValue(value, parameter.schema?.type)
     }
+    embedErrorExamples(operation, examples.operation_errors[operation.operationId ?? ''])
     if (!example) continue
     const summary = 'The demo tenant'
     const body = operation.requestBody?.content?.[JSON_TYPE]
@@ -569,7 +574,20 @@ function embedExamples(document: OpenApiDocument, examples: ExamplesFile): void 
     }
     const response = operation.responses?.[String(example.response.status)]?.content?.[JSON_TYPE]
     if (response && example.response.body !== undefined) {
-      response.examples = { demo: { summary, value: example.response.body } }
+      const named: Record<string, { summary: string; value: unknown }> = {
+        demo: { summary, value: example.response.body },
+      }
+      response.examples = named
+      // Other answers of the operation, by name: Prism answers one with `Prefer: example=NAME`.
+      for (const [name, variant] of Object.entries(examples.variants[operation.operationId ?? ''] ?? {})) {
+        const query = new URLSearchParams()
+        for (const [parameter, value] of Object.entries(variant.request.query ?? {}))
+          for (const one of Array.isArray(value) ? value : [value]) query.append(parameter, one)
+        named[name] = {
+          summary: `The demo tenant, ${query.size > 0 ? `?${query}` : name} (Prefer: example=${name})`,
+          value: variant.response.body,
+        }
+      }
     }
   }
   for (const [type, item] of Object.entries(document.webhooks ?? {})) {
@@ -579,6 +597,48 @@ function embedExamples(document: OpenApiDocument, examples: ExamplesFile): void 
     ]
     if (event && content)
       content.examples = { demo: { summary: 'An event of the demo tenant', value: event } }
+  }
+}
+
+/** Removes the shared error responses no operation refers to any more (each has its own example). */
+function dropUnusedResponses(document: OpenApiDocument): void {
+  const responses = document.components?.responses
+  if (!responses) return
+  const text = JSON.stringify({ paths: document.paths, webhooks: document.webhooks })
+  for (const name of Object.keys(responses)) {
+    if (!text.includes(`"#/components/responses/${name}"`)) delete responses[name]
+  }
+}
+
+/** The names of an operation's own error examples, by status. */
+const ERROR_EXAMPLE_NAMES: Record<string, string> = {
+  '400': 'bad_request',
+  '404': 'not_found',
+  '422': 'unprocessable',
+}
+
+/**
+ * Gives an operation its own examples of 400, 404 and 422 (the server's answer to a bad request
+ * of that operation) in place of the shared response, whose example belongs to another one.
+ */
+function embedErrorExamples(operation: OperationLike, own: Record<string, ErrorExample> | undefined): void {
+  for (const [status, example] of Object.entries(own ?? {})) {
+    const meaning = ERROR_RESPONSES[Number(status) as DocErrorStatus]
+    if (!operation.responses?.[status] || !meaning) continue
+    operation.responses[status] = {
+      description: meaning.description,
+      content: {
+        [JSON_TYPE]: {
+          schema: ref('schemas', 'ErrorBody'),
+          examples: {
+            [ERROR_EXAMPLE_NAMES[status] ?? `status_${status}`]: {
+              summary: example.request,
+              value: example.body,
+            },
+          },
+        },
+      },
+    } as never
   }
 }
 

@@ -1,11 +1,16 @@
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { z } from 'zod'
-import { Region, TenantName } from '../schemas/index.js'
+import { errors } from '../errors/skillhouse-error.js'
+import { REGIONS, Region, TenantName } from '../schemas/index.js'
 import { type OpenApiDocument, openApiDocument } from './openapi-document.js'
 import { type RunningPrism, startPrism } from './prism-process.js'
 
 /**
  * `skillhouse mock`: Prism 4 serving the generated OpenAPI document, offline. Every GET answers
- * its example (the real answers of the demo tenant), a bad parameter gets Prism's 422,
+ * its example (the real answers of the demo tenant), a bad parameter gets Prism's 422 with the
+ * operation's own example of one, `Prefer: example=NAME` picks another named example (the
+ * `explained` answers of 4.10 and 4.11, the `hierarchy` of 4.12: see QUERY_EXAMPLES),
  * `Prefer: dynamic=true` (or `dynamic`) generates data from the schemas.
  *
  * Prism routes on the document's paths alone and ignores `servers`, so the document it is given
@@ -70,19 +75,102 @@ export function mockDocument(document: OpenApiDocument = openApiDocument()): Ope
   }
 }
 
-/** Starts Prism's mock on the document below; resolves once Prism listens. */
+/**
+ * The query values that pick another named example of an operation's answer (Prism's
+ * `Prefer: example=NAME`): the mock sends that Prefer for a request that carries the value and no
+ * Prefer of its own. Every operation with the parameter has the example (a test checks it).
+ */
+export const QUERY_EXAMPLES = [
+  { parameter: 'response_format', value: 'explained', example: 'explained' },
+  { parameter: 'format', value: 'hierarchy', example: 'hierarchy' },
+] as const
+
+/**
+ * Starts the mock: Prism on a loopback port of its own, behind a small HTTP front on `host` and
+ * `port` that answers what Prism cannot know as the server does (a region that does not exist:
+ * 404, once a token is sent) and turns the query values of QUERY_EXAMPLES into Prism's
+ * `Prefer: example=NAME`. Everything else is Prism's answer, passed through as it is.
+ */
 export async function startMock(options: MockOptions): Promise<RunningMock> {
-  return startPrism(
+  const prism = await startPrism(
     mockDocument(),
-    (file) => [
-      'mock',
-      file,
-      '-p',
-      String(options.port),
-      '-h',
-      options.host,
-      ...(options.dynamic ? ['-d'] : []),
-    ],
+    (file) => ['mock', file, '-p', '0', '-h', '127.0.0.1', ...(options.dynamic ? ['-d'] : [])],
     options.log,
   )
+  const upstream = new URL(prism.url)
+  const front = createServer((request, response) => relay(request, response, upstream))
+  try {
+    await new Promise<void>((resolve, reject) => {
+      front.once('error', reject)
+      front.listen(options.port, options.host, () => resolve())
+    })
+  } catch (error) {
+    await prism.stop()
+    throw errors.unavailable(
+      `the mock cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`,
+    )
+  }
+  const { port } = front.address() as AddressInfo
+  const closeFront = () =>
+    new Promise<void>((resolve) => {
+      front.closeAllConnections()
+      front.close(() => resolve())
+    })
+  const exited = prism.exited.then(async (code) => {
+    await closeFront()
+    return code
+  })
+  return {
+    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
+    document: prism.document,
+    pid: prism.pid,
+    exited,
+    stop: async (signal) => {
+      await closeFront()
+      return prism.stop(signal)
+    },
+  }
+}
+
+/** Answers one request of the front: itself where the server would answer otherwise than Prism, else through Prism. */
+function relay(request: IncomingMessage, response: ServerResponse, upstream: URL): void {
+  const url = new URL(request.url ?? '/', 'http://mock')
+  const [, , region, ...rest] = url.pathname.split('/')
+  // As the server: no token, the same 401 for every base URL (Prism's); with one, an unknown region is a 404.
+  if (
+    region !== undefined &&
+    rest.length > 0 &&
+    request.headers.authorization &&
+    !(REGIONS as readonly string[]).includes(region)
+  ) {
+    const error = errors.notFound(
+      'region',
+      region,
+      `a base URL is http://HOST:PORT/{tenant}/{region} with a region of ${REGIONS.join(', ')}`,
+    )
+    response
+      .writeHead(error.status, { 'content-type': 'application/json' })
+      .end(JSON.stringify(error.toBody()))
+    return
+  }
+  const headers: Record<string, string | string[] | undefined> = { ...request.headers, host: upstream.host }
+  if (headers.prefer === undefined) {
+    const chosen = QUERY_EXAMPLES.find((entry) => url.searchParams.get(entry.parameter) === entry.value)
+    if (chosen) headers.prefer = `example=${chosen.example}`
+  }
+  const forwarded = httpRequest(
+    { host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers },
+    (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers)
+      answer.pipe(response)
+    },
+  )
+  forwarded.on('error', (error) => {
+    if (response.headersSent) return response.destroy(error)
+    const unavailable = errors.unavailable(`the mock's Prism does not answer: ${error.message}`)
+    response
+      .writeHead(unavailable.status, { 'content-type': 'application/json' })
+      .end(JSON.stringify(unavailable.toBody()))
+  })
+  request.pipe(forwarded)
 }

@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
+import { projectRoot } from '../util/project-paths.js'
 import { type OpenApiDocument, writeOpenApiDocument } from './openapi-document.js'
 
 /** A Prism process started by `startPrism` (`skillhouse mock`, or the proxy of the contract test). */
@@ -30,25 +32,95 @@ export function prismScript(): string {
   return join(dirname(manifest), bin)
 }
 
+/** The prefix of Prism's temporary folders in the system's temporary directory. */
+const FOLDER_PREFIX = 'skillhouse-prism-'
+/** The file in a temporary folder naming the processes that use it. */
+const OWNERS_FILE = 'owners.json'
+/** A folder without an owners file (being made, or made by an older skillhouse) counts as stale after this. */
+const UNOWNED_STALE_MS = 3_600_000
+
 /**
- * Writes `document` to a temporary file and starts Prism through execa (Prism's own script under
- * this package's node_modules, so that `pid` is Prism's) with `args(file)`, resolving once Prism
- * says it listens. Prism failing to start (a port in use, say) rejects with the lines it wrote.
+ * The watchdog script Prism runs in (prism-watchdog.ts), compiled: next to this module in dist/,
+ * and from the TypeScript sources (tests) the one `npm run build` put in dist/.
+ */
+function watchdogScript(): string {
+  const beside = fileURLToPath(new URL('./prism-watchdog.js', import.meta.url))
+  return existsSync(beside) ? beside : join(projectRoot(), 'dist', 'src', 'openapi', 'prism-watchdog.js')
+}
+
+const alive = (pid: unknown): boolean => {
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists, it is someone else's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes the temporary folders of Prism runs whose processes are all gone (both killed at once,
+ * say, so that neither could remove it); returns the folders removed. Folders of running mocks
+ * and proxies, of any user, are left alone.
+ */
+export function removeStalePrismFolders(directory = tmpdir()): string[] {
+  const removed: string[] = []
+  let names: string[]
+  try {
+    names = readdirSync(directory).filter((name) => name.startsWith(FOLDER_PREFIX))
+  } catch {
+    return removed
+  }
+  for (const name of names) {
+    const folder = join(directory, name)
+    try {
+      const owners = join(folder, OWNERS_FILE)
+      const stale = existsSync(owners)
+        ? !(JSON.parse(readFileSync(owners, 'utf8')) as number[]).some(alive)
+        : Date.now() - statSync(folder).mtimeMs > UNOWNED_STALE_MS
+      if (!stale) continue
+      rmSync(folder, { recursive: true, force: true })
+      removed.push(folder)
+    } catch {
+      // Removed meanwhile, unreadable, or another user's: not ours to clean.
+    }
+  }
+  return removed
+}
+
+/**
+ * Writes `document` to a temporary file and starts Prism (Prism's own script under this
+ * package's node_modules, in a watchdog process: `pid` is Prism's) with `args(file)`, resolving
+ * once Prism says it listens. Prism failing to start (a port in use, say) rejects with the lines
+ * it wrote.
+ *
+ * Prism never outlives the process that starts it: the watchdog holds a pipe from it and exits,
+ * removing the temporary folder, when the pipe closes, as it does however that process ends
+ * (`kill -9` included). Folders left by runs whose processes were all killed at once are removed
+ * by the next start.
  */
 export async function startPrism(
   document: OpenApiDocument,
   args: (file: string) => string[],
   log?: (line: string) => void,
 ): Promise<RunningPrism> {
-  const folder = mkdtempSync(join(tmpdir(), 'skillhouse-prism-'))
+  removeStalePrismFolders()
+  const folder = mkdtempSync(join(tmpdir(), FOLDER_PREFIX))
+  const owners = join(folder, OWNERS_FILE)
+  writeFileSync(owners, JSON.stringify([process.pid]))
   const file = join(folder, 'openapi.json')
   writeOpenApiDocument(file, document)
-  const child = execa(process.execPath, [prismScript(), ...args(file)], {
+  // One process (no cluster workers, as Prism forks under NODE_ENV=production): its pid is Prism's.
+  const prismArgs = [...args(file), '--multiprocess=false']
+  const child = execa(process.execPath, [watchdogScript(), folder, prismScript(), ...prismArgs], {
     reject: false,
-    stdin: 'ignore',
+    // The pipe the watchdog watches: it is never written to, and closes when this process ends.
+    stdin: 'pipe',
     env: { NO_COLOR: '1', FORCE_COLOR: '0' },
     forceKillAfterDelay: 5_000,
   })
+  if (child.pid !== undefined) writeFileSync(owners, JSON.stringify([process.pid, child.pid]))
   const exited = child.then((result) => {
     rmSync(folder, { recursive: true, force: true })
     return result.exitCode ?? null

@@ -410,7 +410,7 @@ function analyticsDocs(): [string, RouteDoc][] {
         operationId: 'createSkillEvent',
         summary: 'Create a Skill Event for an Employee',
         description:
-          "Section 4.2. Stored at once and derived into the Employee's Skill Profile asynchronously (`ai.vendor.employee.skill_profile.updated.v1` follows). 404 when the Employee does not exist, 409 when the event's external_id does; 422 for invalid field data, or for ticket and merge_request events on a tenant whose model configuration is older than MC_2025_Q1_V1.",
+          "Section 4.2. Stored at once and derived into the Employee's Skill Profile asynchronously (`ai.vendor.employee.skill_profile.updated.v1` follows). 404 when the Employee does not exist; 409 (Skill Event already exists) whenever an event with this external_id is stored, with the same content (a retry: it is stored, nothing changes) or other content (an event cannot be changed), the description says which; 422 for invalid field data, or for ticket and merge_request events on a tenant whose model configuration is older than MC_2025_Q1_V1.",
         tag: 'Skill events',
         section: '4.2',
         params: idParam('employee_external_id', 'external_id of the Employee'),
@@ -448,7 +448,7 @@ function analyticsDocs(): [string, RouteDoc][] {
         operationId: 'exportOrganisationalStructure',
         summary: 'Export the Organisational Structure hierarchy',
         description:
-          'Section 4.6. Root units (those without a parent) with their children to any depth; `total_nr_of_employees` counts the employees of a unit and of every unit below it. With `skill_id`, only employees holding that skill count and only units with such employees (and their ancestors) are kept; an unknown skill is a 404.',
+          'Section 4.6. Root units (those without a parent) with their children to any depth; `total_nr_of_employees` counts the employees of a unit and of every unit below it. With `skill_id`, only employees holding that skill count and only units with such employees (and their ancestors) are kept. A `skill_id` the vendor does not know, like any other bad query value, is a 400 naming it: 4.6 lists 400 and no 404 or 422 (the 404 below is the one of an unknown tenant or region).',
         tag: 'Organisational units',
         section: '4.6',
         query: OrgExportQuery,
@@ -462,7 +462,7 @@ function analyticsDocs(): [string, RouteDoc][] {
         operationId: 'previewJobChange',
         summary: 'Generate a preview Job change',
         description:
-          'Section 4.4. Generates a job description for the Job from its skill profile, its family and the reference jobs, offline and deterministically, and stores it: the same request on the same data gives the same change_id. Read it with `GET /job_architecture/changes/{change_id}`. 404 names unknown jobs.',
+          'Section 4.4. Generates a job description for the Job from its skill profile, its family and the reference jobs, offline and deterministically, and stores it: the same request on the same data gives the same change_id. Read it with `GET /job_architecture/changes/{change_id}`. A `job_id` of no Job is a 400 naming it, as is an invalid value or another content type: 4.4 lists 400 and no 404, 415 or 422 (the 404 below is the one of an unknown tenant or region).',
         tag: 'Job architecture',
         section: '4.4',
         body: { schema: JobChangePreviewRequest, required: true, description: 'The preview request (2.6).' },
@@ -554,7 +554,7 @@ function matchingDocs(): [string, RouteDoc][] {
         operationId: 'matchEmployeesForJobs',
         summary: 'Export top matching Employees for Jobs',
         description:
-          'Section 4.10. Computes and stores nothing, so it needs the read scope. Jobs in external_id order, a page of `limit` jobs at a time (`starting_after`: the `next_starting_after` of the previous page); per job the best `match_limit_per_entity` employees with a score of at least `score_min_threshold`. `response_format=explained` adds an explanation to each match.',
+          "Section 4.10. Computes and stores nothing, so it needs the read scope. Jobs in external_id order, a page of `limit` jobs at a time (`starting_after`: the `next_starting_after` of the previous page); per job the best `match_limit_per_entity` employees with a score of at least `score_min_threshold`. The filters select the employees that are matched, never the jobs: `external_id_is_in_list` lists employees, `last_updated` and `low_data_availability` test the employee, a `property_name` rule reads the employee's custom property and a from/to rule compares the job's (`from_entity_property`) with the employee's (`to_entity_property`). A filter that cannot apply to employees is a 422 naming it: a property not defined for employees, or an `external_id_is_in_list` that names no employee (job ids, say). A match carries `overqualified` when the tenant matches with proficiency levels, `critical_skills_match_ratio` when it uses criticalities, and `explanation` with `response_format=explained`.",
         tag: 'Matching',
         section: '4.10',
         query: z.object({
@@ -577,7 +577,7 @@ function matchingDocs(): [string, RouteDoc][] {
         operationId: 'matchVacanciesForEmployee',
         summary: 'Get the top matching Vacancies for an Employee',
         description:
-          'Section 4.11 (path, parameter and body names from CONTRACT.md). Only active vacancies; 50 km is the distance limit when no `max_geo_distance` filter is given. Answers `{employee_id, records, offset, limit, total}`: the matches from rank `offset + 1` to `offset + limit`, best first; each include adds a field of the same name to every record, `response_format=explained` adds `explanation`. Computes and stores nothing, so it needs the read scope.',
+          "Section 4.11 (path, parameter and body names from CONTRACT.md). Only active vacancies; 50 km from the employee is the distance limit when no `max_geo_distance` filter is given. An employee who cannot be placed (no location, or an address whose postal code is not in the tenant's postal-code table, see `skillhouse geo import`) gets no default limit: the answer says so with `geo_filter_applied: false` and `geo_filter_note`, and `location.distance_km` is null. Answers `{employee_id, records, offset, limit, total, geo_filter_applied, geo_filter_note?}`: the matches from rank `offset + 1` to `offset + limit`, best first; each include adds a field of the same name to every record, `response_format=explained` adds `explanation`. Computes and stores nothing, so it needs the read scope.",
         tag: 'Matching',
         section: '4.11',
         params: idParam('employee_external_id', 'external_id of the Employee'),

@@ -45,7 +45,8 @@ export const HealthCheckEventData = z.object({})
 
 /**
  * The event types of 6.2 with their data object and the path of their `source` below the
- * tenant's base URL, in the spec's order.
+ * tenant's base URL, in the spec's order. Every source is an endpoint of the API (a test checks
+ * it against the server's routes).
  */
 export const CLOUD_EVENT_TYPES = {
   'ai.vendor.employee.skill_profile.updated.v1': {
@@ -80,8 +81,10 @@ export const CLOUD_EVENT_TYPES = {
     data: SkillChangeEventData,
     source: '/taxonomy/skills/{skill_external_id}',
   },
-  'ai.vendor.taxonomy.updated.v1': { data: TaxonomyEventData, source: '/taxonomy/export' },
-  'ai.vendor.health_check': { data: HealthCheckEventData, source: '/' },
+  // The change itself is read with POST /taxonomy/changes and its external_id (4.13).
+  'ai.vendor.taxonomy.updated.v1': { data: TaxonomyEventData, source: '/taxonomy/changes' },
+  // Sent to a consumer being subscribed: the subscriptions' collection.
+  'ai.vendor.health_check': { data: HealthCheckEventData, source: '/webhooks' },
 } as const satisfies Record<string, { data: z.ZodObject; source: string }>
 
 export type CloudEventType = keyof typeof CLOUD_EVENT_TYPES

@@ -214,13 +214,50 @@ export const VACANCY_MATCH_INCLUDES = [
   'match_feedback',
 ] as const
 
-/** Answer of 4.10. Extra fields of a match appear with proficiency, criticality and explained. */
+/** A matched or missing skill of an explanation; figures are shares of the skills_match score. */
+export const ExplainedSkill = z.object({
+  skill_id: z.string(),
+  skill_name: z.string(),
+  /** w_j / Σ w: the share of the skills_match score this skill stands for. */
+  weight: z.number(),
+  /** What the employee earns with it (matched skills only). */
+  contribution: z.number().optional(),
+  required_level: z.number().int().nullable().optional(),
+  level: z.number().int().nullable().optional(),
+  critical: z.boolean().optional(),
+})
+
+export const MatchExplanation = z.object({
+  matched_skills: z.array(ExplainedSkill),
+  missing_skills: z.array(ExplainedSkill),
+  /** What else shaped the match: unknown locations, restricted event types. */
+  notes: z.array(z.string()).optional(),
+})
+
+/**
+ * One match of 4.10 (2.12): `{employee_id, score}`, and the fields the spec leaves open: with
+ * proficiency matching on the tenant `overqualified`, with criticalities
+ * `critical_skills_match_ratio`, with `response_format=explained` an `explanation`.
+ */
 export const EmployeeMatch = z.object({
   employee_id: ExternalId,
   score: z.number().min(0).max(1),
+  overqualified: z.boolean().optional().meta({
+    description:
+      'Present when the tenant matches with proficiency levels: the job asks a level of at least one skill, and the employee holds every such skill at a level above it (`include_overqualified: false` drops these matches).',
+  }),
+  critical_skills_match_ratio: z.number().min(0).max(1).optional().meta({
+    description:
+      "Present when the tenant uses criticalities: over the job's critical skills, the sum of how fully each is held (1 at or above the level asked for, held/asked below it, 0 when missing) divided by their number; 1 when the job has none.",
+  }),
+  /** With `response_format=explained`: the skills of the job the employee holds and lacks. */
+  explanation: MatchExplanation.optional(),
 })
+export type EmployeeMatch = z.infer<typeof EmployeeMatch>
+
+/** Answer of 4.10: a page of jobs with their matches. */
 export const JobMatchingResponse = z.object({
-  records: z.array(z.object({ job_id: ExternalId, matches: z.array(EmployeeMatch.loose()) })),
+  records: z.array(z.object({ job_id: ExternalId, matches: z.array(EmployeeMatch) })),
   has_next: z.boolean(),
   next_starting_after: z.string().max(100).nullable(),
 })

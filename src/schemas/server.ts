@@ -15,6 +15,18 @@ export const ErrorEntry = z.object({
 export const ErrorBody = z.array(ErrorEntry).min(1)
 export type ErrorBody = z.infer<typeof ErrorBody>
 
+/**
+ * The origin clients reach a server at (`serve --origin`): http or https, a host and maybe a
+ * port, no path, query or credentials. Event sources are built on it.
+ */
+export const ServerOrigin = z
+  .url({ protocol: /^https?$/ })
+  .refine((value) => {
+    const url = new URL(value)
+    return url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password
+  }, 'must be an origin: http(s)://HOST[:PORT], without a path, query or credentials')
+  .transform((value) => new URL(value).origin)
+
 /** `GET /healthz` while the server serves (while it drains, 503 with an error body). */
 export const HealthStatus = z.object({
   status: z.literal('ok'),

@@ -5,7 +5,9 @@ import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { type DeliveryDependencies, WebhookDeliveryLoop } from '../events/webhook-delivery.js'
 import { deriveProfiles } from '../profiles/derive.js'
 import { strictCheck } from '../profiles/strict-check.js'
-import { LIMITS, type WebhookDeliverySettings } from '../schemas/index.js'
+import { LIMITS, ServerOrigin, type WebhookDeliverySettings } from '../schemas/index.js'
+import type { TenantEntry } from '../tenants/tenant-registry.js'
+import type { OpenTenant } from '../tenants/tenant-service.js'
 import {
   type AccessClaims,
   insufficientScope,
@@ -48,6 +50,12 @@ export interface AppOptions {
   deliveryIntervalMs?: number
   /** The HTTP client and clock of webhook delivery (tests). */
   deliveryDependencies?: DeliveryDependencies
+  /**
+   * The origin clients reach the server at (`serve --origin`, e.g. `https://skills.example.com`):
+   * the base URLs that event sources are built on. Without it, the origin of the request (its
+   * Host), and for background work the origin of the latest request to the tenant.
+   */
+  origin?: string
 }
 
 /** The application and what it holds open, for the server to stop in order. */
@@ -69,7 +77,7 @@ export interface SkillhouseApp {
 }
 
 type AppEnv = {
-  Variables: { requestId: string; tenant: string; claims: AccessClaims }
+  Variables: { requestId: string; tenant: string; claims: AccessClaims; baseUrl: string }
 }
 
 /** Paths outside every base URL; `/oauth/token` only while the server issues its own tokens. */
@@ -80,18 +88,23 @@ const topLevel = (issuesTokens: boolean): { method: Method; path: string }[] => 
 
 const METHOD_ORDER: Method[] = ['GET', 'POST', 'PATCH', 'DELETE']
 
+/** The methods of an Allow header: hono answers HEAD wherever GET is answered (RFC 9110 9.3.2). */
+const withHead = (methods: readonly Method[]): string[] =>
+  methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]))
+
 /**
  * The HTTP API (hono) over the tenants of a data directory, a thin adapter over the library:
  * every answer comes from the function the CLI calls, serialised the same way.
  *
- * Order of the checks of a request below `{base_url}` = `/{tenant}/{region}`: unknown tenant or
- * region (404), missing or invalid token (401), token of another tenant (403), unknown path (404)
+ * Order of the checks of a request below `{base_url}` = `/{tenant}/{region}`: missing or invalid
+ * token (401), unknown tenant or region (404), token of another tenant (403), unknown path (404)
  * or method (405 with Allow), missing scope (403), then the route's own checks (415, 413, 400,
  * 422, 404, 409). Every error, thrown anywhere, leaves through the one error handler as the
  * spec's body.
  */
 export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   const log = options.logger ?? stderrLogger
+  const fixedOrigin = options.origin === undefined ? undefined : originOf(options.origin)
   const bodyLimit = options.bodyLimit ?? LIMITS.bodyBytes
   const signingKey = options.jwks
     ? undefined
@@ -102,7 +115,18 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   const strictChecks = new Map<string, Promise<StrictCheck>>()
   const knownEmployees = new Map<string, KnownEmployees>()
   let worker: ProfileWorker | undefined
-  const pool = new TenantPool(options.dataDir, (tenant) => worker?.schedule(tenant))
+  // Per tenant: the origin its latest request reached the server at (see `origin`).
+  const reachedAt = new Map<string, string>()
+  const baseUrlAt = (origin: string, entry: TenantEntry) =>
+    `${origin.replace(/\/+$/, '')}/${entry.settings.name}/${entry.settings.region}`
+  const pool = new TenantPool(
+    options.dataDir,
+    (tenant) => worker?.schedule(tenant),
+    (entry) => {
+      const origin = fixedOrigin ?? reachedAt.get(entry.settings.name)
+      return origin ? baseUrlAt(origin, entry) : entry.base_url
+    },
+  )
   const cacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES
   const answers = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined
   const deliveries = new WebhookDeliveryLoop({
@@ -202,13 +226,16 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     })
   }
 
-  // The tenant, then the token: everything below a base URL needs both.
+  // The token, then the tenant: everything below a base URL needs both. Without a valid token
+  // every base URL answers the same 401, so that no one learns which tenants exist or where.
   app.use('/:tenant/:region/*', async (c, next) => {
     if (TOP_LEVEL.some((route) => route.path === c.req.path)) return next()
     const tenant = c.req.param('tenant')
-    const entry = pool.resolve(tenant, c.req.param('region'))
-    c.set('tenant', entry.settings.name)
     const claims = await authenticate(c, verifier)
+    // Only the tenant's own clients learn its region from a wrong base URL.
+    const entry = pool.resolve(tenant, c.req.param('region'), claims.tenant === tenant)
+    c.set('tenant', entry.settings.name)
+    c.set('baseUrl', baseUrlAt(fixedOrigin ?? new URL(c.req.url).origin, entry))
     if (claims.tenant !== tenant) {
       throw errors.forbidden(`the access token is for tenant ${claims.tenant}, not for ${tenant}`)
     }
@@ -224,6 +251,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       )
     }
     c.set('claims', claims)
+    if (!fixedOrigin) reachedAt.set(entry.settings.name, new URL(c.req.url).origin)
     return next()
   })
 
@@ -251,7 +279,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
     app.on(route.method, `/:tenant/:region${route.path}`, async (c) => {
       if (route.path.includes(':')) {
         const allowed = literalMethods(c.req.path)
-        if (allowed.length > 0) throw errors.methodNotAllowed(c.req.method, c.req.path, allowed)
+        if (allowed.length > 0) throw errors.methodNotAllowed(c.req.method, c.req.path, withHead(allowed))
       }
       const needed: Scope = route.scope ?? (route.method === 'GET' ? 'read' : 'write')
       const claims = c.get('claims')
@@ -262,6 +290,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         )
       }
       const tenant = c.get('tenant')
+      const baseUrl = c.get('baseUrl')
       const reads = route.method === 'GET' || route.scope === 'read'
       // A GET answered before, while nothing that may write has run on the tenant since, is
       // answered again as it was (the data version of the pool says so), before anything else of
@@ -278,8 +307,12 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         body: (bodyOptions) => readJson(c.req.raw, { limit: bodyLimit, ...bodyOptions }),
         // GETs, and POSTs that are queries sent as a body (scope read: matching, taxonomy
         // changes), only read: they run beside each other (and beside the background work).
-        tenant: (work) => (reads ? pool.useForReading(tenant, work) : pool.use(tenant, work)),
-        skillEventLane: (work) => pool.useForSkillEvents(tenant, work),
+        // The events a request causes point at the origin the request reached.
+        tenant: (work) => {
+          const atRequest = (open: OpenTenant) => work({ ...open, baseUrl })
+          return reads ? pool.useForReading(tenant, atRequest) : pool.use(tenant, atRequest)
+        },
+        skillEventLane: (work) => pool.useForSkillEvents(tenant, (open) => work({ ...open, baseUrl })),
         changed: () => worker?.schedule(tenant),
         employeeLookup: (open) => {
           let known = knownEmployees.get(tenant)
@@ -338,7 +371,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       )
     }
     if (allowed.length > 0)
-      return errorResponse(errors.methodNotAllowed(c.req.method, path, allowed), idHeader(c))
+      return errorResponse(errors.methodNotAllowed(c.req.method, path, withHead(allowed)), idHeader(c))
     return errorResponse(
       new SkillhouseError(
         404,
@@ -364,6 +397,15 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       await pool.close()
     },
   }
+}
+
+/** `serve --origin` checked: an http(s) origin, or a 400 naming it. */
+function originOf(given: string): string {
+  const origin = ServerOrigin.safeParse(given)
+  if (origin.success) return origin.data
+  throw errors.badRequest(
+    `origin: ${origin.error.issues[0]?.message ?? 'is not an origin'}, e.g. https://skills.example.com; got '${given}'`,
+  )
 }
 
 /** The request id header of an answer made without hono's helpers (see the first middleware). */

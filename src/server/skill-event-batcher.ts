@@ -55,7 +55,7 @@ export interface SkillEventBatcherOptions {
  * come in the order of their events' change_seq (a derivation never sees a later change before
  * an earlier one), and each batch is written as if the one before were stored when it was
  * checked, with one exception the pipeline rules out: an external_id of a batch under way is
- * kept for a batch after it, which then finds that event stored (a repeat, or a 409) or not (the
+ * kept for a batch after it, which then finds that event stored (a 409) or not (the
  * first one failed).
  */
 export class SkillEventBatcher {
@@ -69,8 +69,8 @@ export class SkillEventBatcher {
   }
 
   /**
-   * Stores one event with the next batch of its tenant; resolves once it is committed (or found
-   * already stored with the same content), rejects with the error its request answers.
+   * Stores one event with the next batch of its tenant; resolves once it is committed, rejects
+   * with the error its request answers (a 409 for an external_id stored before).
    */
   submit(
     tenantName: string,

@@ -54,9 +54,14 @@ export class TenantPool {
   /** Whether `current` looked at tenants.json in this turn of the event loop. */
   private checkedThisTurn = false
 
+  /**
+   * `baseUrlOf` gives the base URL a tenant's work builds its event sources on (by default the
+   * one of the registry, fixed at `tenant create`).
+   */
   constructor(
     readonly dataDir: string,
     private readonly onOpen: (tenant: string) => void = () => undefined,
+    private readonly baseUrlOf: (entry: TenantEntry) => string = (entry) => entry.base_url,
   ) {
     this.stamp = registryStamp(dataDir)
     this.registry = TenantRegistry.load(dataDir)
@@ -81,8 +86,11 @@ export class TenantPool {
     return this.registry
   }
 
-  /** The tenant named by a base URL's path, or a 404 that says what exists. */
-  resolve(name: string, region: string): TenantEntry {
+  /**
+   * The tenant named by a base URL's path, or a 404; `reveal` (the caller is the tenant's own
+   * client) names the tenant's region in the 404 of a wrong one.
+   */
+  resolve(name: string, region: string, reveal = true): TenantEntry {
     const entry = this.current().find(name)
     if (!entry) {
       throw errors.notFound(
@@ -95,7 +103,9 @@ export class TenantPool {
       throw errors.notFound(
         'region',
         region,
-        `tenant ${name} is in region ${entry.settings.region}: its base URL ends in /${name}/${entry.settings.region}`,
+        reveal
+          ? `tenant ${name} is in region ${entry.settings.region}: its base URL ends in /${name}/${entry.settings.region}`
+          : 'the base URL is http://HOST:PORT/{tenant}/{region} of a tenant of this server',
       )
     }
     return entry
@@ -216,7 +226,13 @@ export class TenantPool {
     if (this.closing) throw errors.unavailable('the server is shutting down; retry when it is back')
     const entry = this.current().get(name)
     const database = await this.open(name)
-    return work({ entry, settings: entry.settings, baseUrl: entry.base_url, database, dataDir: this.dataDir })
+    return work({
+      entry,
+      settings: entry.settings,
+      baseUrl: this.baseUrlOf(entry),
+      database,
+      dataDir: this.dataDir,
+    })
   }
 
   /**

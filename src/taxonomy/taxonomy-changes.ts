@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { DuckDBValue } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
-import { appendEvents, eventSource, type OutboxEventInput } from '../events/outbox.js'
+import { appendEvents, type OutboxEventInput, typedEventSource } from '../events/outbox.js'
 import {
+  type CloudEventType,
   type ExternalVendor,
   type TaxonomyChange,
   type TaxonomyChangesPage,
@@ -43,7 +44,8 @@ export const newChangeId = () => `chg-${randomUUID().replaceAll('-', '')}`
 /**
  * Records one taxonomy operation: a `taxonomy_changes` row, then in the outbox one skill event
  * per skill created, updated or deleted (source `/taxonomy/skills/{id}`) and one
- * `ai.vendor.taxonomy.updated.v1` pointing at the changes export (source `/taxonomy/export`). It
+ * `ai.vendor.taxonomy.updated.v1` pointing at the changes (source `/taxonomy/changes`, where
+ * `POST` with the change's external_id reads it). It
  * opens no transaction: call it inside the one that makes the change, so that the change, its
  * record and its events commit together.
  */
@@ -63,9 +65,9 @@ export async function recordTaxonomyChange(
     JSON.stringify(change.details),
     timestampValue(time),
   ])
-  const skillEvent = (type: string, id: string): OutboxEventInput => ({
+  const skillEvent = (type: CloudEventType, id: string): OutboxEventInput => ({
     type,
-    source: eventSource(context.baseUrl, `/taxonomy/skills/${id}`),
+    source: typedEventSource(context.baseUrl, type, id),
     data: { tenant_name: context.tenantName, external_id: id, external_vendor: change.external_vendor },
   })
   const events: OutboxEventInput[] = [
@@ -74,7 +76,7 @@ export async function recordTaxonomyChange(
     ...skills.deleted.map((id) => skillEvent(TAXONOMY_EVENT_TYPES.skillDeleted, id)),
     {
       type: TAXONOMY_EVENT_TYPES.taxonomyUpdated,
-      source: eventSource(context.baseUrl, '/taxonomy/export'),
+      source: typedEventSource(context.baseUrl, TAXONOMY_EVENT_TYPES.taxonomyUpdated),
       data: { tenant_name: context.tenantName, operation_type: change.operation_type, external_id },
     },
   ]

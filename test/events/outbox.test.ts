@@ -29,7 +29,7 @@ describe('the outbox of CloudEvents', () => {
 
   it('builds event sources on the tenant base URL', () => {
     expect(eventSource(BASE, '/taxonomy/skills/py')).toBe(`${BASE}/taxonomy/skills/py`)
-    expect(eventSource(`${BASE}/`, 'taxonomy/export')).toBe(`${BASE}/taxonomy/export`)
+    expect(eventSource(`${BASE}/`, 'taxonomy/changes')).toBe(`${BASE}/taxonomy/changes`)
     expect(eventSource(BASE, '/')).toBe(`${BASE}/`)
   })
 
@@ -132,7 +132,7 @@ describe('skillhouse events export', () => {
     expect(lines).toHaveLength(1)
     const event = new CloudEvent(JSON.parse(lines[0] as string) as Record<string, unknown>)
     expect(event.type).toBe('ai.vendor.taxonomy.updated.v1')
-    expect(event.source).toBe('http://127.0.0.1:8080/acme/eu/taxonomy/export')
+    expect(event.source).toBe('http://127.0.0.1:8080/acme/eu/taxonomy/changes')
 
     const out = join(temp.dir, 'export.ndjson')
     const written = await runCli(['events', 'export', '--data-dir', temp.dir, '--out', out, '--json'])

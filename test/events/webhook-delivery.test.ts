@@ -96,7 +96,7 @@ describe('webhook subscriptions and delivery', () => {
     expect(check?.headers['content-type']).toMatch(/^application\/cloudevents\+json/)
     expect(check?.event.type).toBe('ai.vendor.health_check')
     expect(check?.event.specversion).toBe('1.0')
-    expect(check?.event.source).toBe(`${tenant.baseUrl}/`)
+    expect(check?.event.source).toBe(`${tenant.baseUrl}/webhooks`)
     expect(check?.event.data).toEqual({})
     expect(await listSubscriptions(tenant.database)).toEqual([subscription])
   })

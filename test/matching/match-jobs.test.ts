@@ -150,6 +150,10 @@ describe('top employees for jobs (4.10) with proficiency matching and criticalit
     )
     const [match] = matchesOf(response, 'job-a')
     expect(match?.employee_id).toBe('emp-1')
+    // Typed by the response schema (and so by the OpenAPI document), not passed through untyped.
+    expect(
+      JobMatchingResponse.shape.records.element.shape.matches.element.strict().safeParse(match).success,
+    ).toBe(true)
     const explanation = (match as unknown as { explanation: Record<string, Record<string, unknown>[]> })
       .explanation
     expect(explanation.matched_skills).toEqual([
@@ -288,6 +292,22 @@ describe('job matching pages, filters and errors', () => {
     })
     expect(idsOf(noLowData, 'job-a')).not.toContain('emp-3')
     expect(idsOf(noLowData, 'job-a')).toHaveLength(4)
+  })
+
+  it('answers 422 naming the filter for an external_id_is_in_list that names no employee (job ids), instead of every job without matches', async () => {
+    await expect(
+      matchJobs(
+        fixture.tenant,
+        body({ filters: [{ filter: 'external_id_is_in_list', external_ids: ['job-a', 'job-b', 'nobody'] }] }),
+      ),
+    ).rejects.toMatchObject({
+      status: 422,
+      descriptions: [
+        expect.stringMatching(
+          /^filters\[0\]\.external_ids: names no employee of tenant .*the filters of 4\.10 select the employees .*job-a, job-b are jobs/,
+        ),
+      ],
+    })
   })
 
   it('filters employees by last_updated', async () => {

@@ -188,6 +188,7 @@ describe('top vacancies for an employee (4.11)', () => {
       offset: 0,
       limit: 10,
       total: 4,
+      geo_filter_applied: true,
     })
   })
 
@@ -300,6 +301,26 @@ describe('top vacancies for an employee (4.11)', () => {
     expect(explained.records[0]?.explanation?.notes).toEqual([
       'employee emp-2 has no location: the default 50 km distance filter was not applied',
     ])
+  })
+
+  it('says in the answer when the default distance could not apply: no location, or a postal code the table lacks', async () => {
+    const unplaced = await match({}, {}, 'emp-2')
+    expect(unplaced).toMatchObject({
+      geo_filter_applied: false,
+      geo_filter_note: 'employee emp-2 has no location: the default 50 km distance filter was not applied',
+    })
+    const unknownCode = await match({}, { include: 'location' }, 'emp-3')
+    expect(VacancyMatchingResponse.safeParse(unknownCode).success).toBe(true)
+    expect(unknownCode.geo_filter_applied).toBe(false)
+    expect(unknownCode.geo_filter_note).toBe(
+      "employee emp-3's address BE 9999 is not in the postal-code table: the default 50 km distance filter was not applied",
+    )
+    expect(unknownCode.records.map((record) => record.location?.distance_km)).toEqual(
+      unknownCode.records.map(() => null),
+    )
+    const placed = await match({}, {}, 'emp-1')
+    expect(placed.geo_filter_applied).toBe(true)
+    expect(placed).not.toHaveProperty('geo_filter_note')
   })
 
   it('applies the language filter with over- and under-qualification', async () => {

@@ -6,15 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openApiDocument } from '../../src/openapi/openapi-document.js'
 import { mockDocument } from '../../src/openapi/prism-mock.js'
 import { projectRoot } from '../../src/util/project-paths.js'
-
-/** A port nobody listens on right now (the OS picks it). */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
+import { freePort } from '../helpers/ports.js'
 
 /** Whether something can listen on the port again. */
 async function canListen(port: number): Promise<boolean> {
@@ -143,6 +135,99 @@ describe('skillhouse mock', () => {
     const body = (await response.json()) as Record<string, unknown>
     expect(body).not.toEqual(example)
     expect(body).toMatchObject({ entity_type: 'SkillCluster', metric_name: 'count' })
+  })
+
+  it("answers a bad request with the operation's own error example, not another operation's", async () => {
+    const matching = await fetch(
+      `${url}/demo/eu/job_architecture/export/jobs/matching_employees?response_format=fancy`,
+      {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ filters: [], weights: [] }),
+      },
+    )
+    expect(matching.status).toBe(422)
+    expect(await matching.json()).toEqual([
+      { title: '422 Unprocessable entity', description: expect.stringMatching(/^response_format: /) },
+    ])
+    const limit = await fetch(`${url}/demo/eu/employees?limit=0`, { headers: auth })
+    expect(limit.status).toBe(422)
+    expect(JSON.stringify(await limit.json())).toMatch(/limit/)
+    const company = await fetch(`${url}/demo/eu/companies`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ colour: 'red' }),
+    })
+    expect(company.status).toBe(400)
+    expect(JSON.stringify(await company.json())).toMatch(/vat: is required/)
+    const token = await fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password' }),
+    })
+    expect(token.status).toBe(400)
+    const tokenError = JSON.stringify(await token.json())
+    expect(tokenError).toMatch(/grant_type/)
+    expect(tokenError).not.toMatch(/external_id|vat/)
+  })
+
+  it('answers /oauth/token with a token of the shape the server issues, valid for an hour', async () => {
+    const response = await fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=any&client_secret=any',
+    })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as Record<string, unknown>
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'read write' })
+    const [header, claims, signature] = String(body.access_token).split('.')
+    expect(signature).toMatch(/^[\w-]{40,}$/)
+    const decode = (part: string | undefined) =>
+      JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8'))
+    expect(decode(header)).toMatchObject({ alg: 'ES256', typ: 'JWT' })
+    const payload = decode(claims) as { exp: number; iat: number }
+    expect(payload).toMatchObject({ tenant: 'demo', scope: 'read write' })
+    expect(payload.exp - payload.iat).toBe(3600)
+  })
+
+  it('answers a region that does not exist with 404 once a token is sent, and 401 without one, as serve does', async () => {
+    const unknown = await fetch(`${url}/demo/xx/employees`, { headers: auth })
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toEqual([
+      { title: '404 Not Found', description: expect.stringMatching(/^region 'xx' does not exist/) },
+    ])
+    expect((await fetch(`${url}/demo/xx/employees`)).status).toBe(401)
+  })
+
+  it('answers the explained (4.10, 4.11) and hierarchy (4.12) shapes: by the query, or by Prefer: example=NAME', async () => {
+    const post = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${url}/demo/eu${path}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ filters: [], weights: [] }),
+      }).then((response) => response.json() as Promise<Record<string, unknown>>)
+    const explained = (body: Record<string, unknown>) =>
+      JSON.stringify(body).includes('"explanation":{"matched_skills"')
+    const jobs = '/job_architecture/export/jobs/matching_employees'
+    expect(explained(await post(jobs))).toBe(false)
+    expect(explained(await post(`${jobs}?response_format=explained`))).toBe(true)
+    expect(explained(await post(jobs, { prefer: 'example=explained' }))).toBe(true)
+    expect(explained(await post('/employees/emp-10001/matching_vacancies?response_format=explained'))).toBe(
+      true,
+    )
+    const family = `${url}/demo/eu/job_architecture/job_families/jf-customer-service/skill_profile`
+    const list = (await (await fetch(family, { headers: auth })).json()) as Record<string, unknown>
+    const hierarchy = (await (await fetch(`${family}?format=hierarchy`, { headers: auth })).json()) as Record<
+      string,
+      unknown
+    >
+    const preferred = await (
+      await fetch(family, { headers: { ...auth, prefer: 'example=hierarchy' } })
+    ).json()
+    expect(list).toHaveProperty('skills')
+    expect(hierarchy).toHaveProperty('domains')
+    expect(hierarchy).not.toHaveProperty('skills')
+    expect(preferred).toEqual(hierarchy)
   })
 
   it('stops on SIGTERM and frees its port', async () => {

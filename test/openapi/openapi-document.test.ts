@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkExamples } from '../../src/openapi/example-run.js'
 import { loadExamples } from '../../src/openapi/examples-file.js'
 import { type OpenApiDocument, openApiDocument } from '../../src/openapi/openapi-document.js'
+import { QUERY_EXAMPLES } from '../../src/openapi/prism-mock.js'
 import { routeDocs } from '../../src/openapi/route-docs.js'
 import { CLOUD_EVENT_TYPES, HEALTH_CHECK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../src/schemas/index.js'
 import { apiRoutes } from '../../src/server/api-routes.js'
@@ -132,14 +133,84 @@ describe('the OpenAPI document', () => {
         }
       }
     }
-    const notFound = document.components?.responses?.NotFound as {
-      content: Record<string, { schema: { $ref: string } }>
+    for (const { operation } of operations) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!/^4/.test(status)) continue
+        const own = response as { $ref?: string; content?: Record<string, { schema?: unknown }> }
+        const body = own.$ref
+          ? (document.components?.responses?.[own.$ref.split('/').pop() ?? ''] as typeof own | undefined)
+          : own
+        expect(body?.content?.['application/json']?.schema, `${operation.operationId} ${status}`).toEqual({
+          $ref: '#/components/schemas/ErrorBody',
+        })
+      }
     }
-    expect(notFound.content['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
     expect(document.components?.schemas?.ErrorBody).toMatchObject({
       type: 'array',
       items: { required: ['title', 'description'] },
     })
+  })
+
+  it('types the matches of 4.10 as the records of 4.11 are, with the explanation they share', () => {
+    const schemas = document.components?.schemas as Record<string, Record<string, unknown>>
+    expect(schemas.EmployeeMatch).toMatchObject({
+      properties: {
+        employee_id: expect.anything(),
+        score: expect.anything(),
+        overqualified: { type: 'boolean' },
+        critical_skills_match_ratio: { type: 'number', minimum: 0, maximum: 1 },
+        explanation: { $ref: '#/components/schemas/MatchExplanation' },
+      },
+      required: ['employee_id', 'score'],
+    })
+    expect(JSON.stringify(schemas.EmployeeMatch)).not.toContain('additionalProperties')
+    expect(JSON.stringify(schemas.JobMatchingResponse)).toContain('#/components/schemas/EmployeeMatch')
+    expect(JSON.stringify(schemas.VacancyMatchingResponse)).toContain('#/components/schemas/MatchExplanation')
+    const description = operations.find((entry) => entry.operation.operationId === 'matchEmployeesForJobs')
+      ?.operation as unknown as { description: string }
+    expect(description.description).toContain('The filters select the employees that are matched')
+  })
+
+  it('says what 4.4 and 4.6 answer for an unknown job or skill: a 400, which is all they list', () => {
+    for (const operationId of ['previewJobChange', 'exportOrganisationalStructure']) {
+      const operation = operations.find((entry) => entry.operation.operationId === operationId)
+        ?.operation as unknown as { description: string }
+      expect(operation.description, operationId).not.toMatch(/is a 404|404 names/)
+      expect(operation.description, operationId).toMatch(/is a 400 naming it/)
+    }
+  })
+
+  it('has, for every query value the mock turns into Prefer: example=NAME, that named answer on each operation taking the parameter', () => {
+    let checked = 0
+    for (const { operation } of operations) {
+      for (const entry of QUERY_EXAMPLES) {
+        if (!operation.parameters?.some((parameter) => parameter.name === entry.parameter)) continue
+        const named = operation.responses['200']?.content?.['application/json']?.examples ?? {}
+        expect(Object.keys(named), `${operation.operationId} ${entry.parameter}`).toContain(entry.example)
+        checked++
+      }
+    }
+    expect(checked).toBe(3)
+  })
+
+  it("gives each operation its own examples of 400, 404 and 422, answers of the server to that operation's bad requests", () => {
+    const examples = loadExamples()
+    let own = 0
+    for (const { operation } of operations) {
+      for (const status of ['400', '404', '422']) {
+        const response = operation.responses[status] as
+          | { $ref?: string; content?: Record<string, { examples?: Record<string, { summary?: string }> }> }
+          | undefined
+        if (!response) continue
+        expect(response.$ref, `${operation.operationId} ${status}`).toBeUndefined()
+        const example = Object.values(response.content?.['application/json']?.examples ?? {})[0]
+        expect(example?.summary, `${operation.operationId} ${status}`).toBe(
+          examples?.operation_errors[operation.operationId]?.[status]?.request,
+        )
+        own++
+      }
+    }
+    expect(own).toBeGreaterThan(200)
   })
 
   it('marks only the Skill Cluster count (4.9) deprecated', () => {

@@ -147,16 +147,27 @@ describe('the HTTP API of one tenant', () => {
     it('answers 405 with Allow for a method the path does not take', async () => {
       const answer = await call(`${base}/taxonomy/domains`, { method: 'DELETE', token })
       expectError(answer, 405)
-      expect(answer.headers.get('allow')).toBe('GET, POST')
+      expect(answer.headers.get('allow')).toBe('GET, HEAD, POST')
       const literal = await call(`${base}/employees/custom_properties`, { method: 'DELETE', token })
       expectError(literal, 405)
-      expect(literal.headers.get('allow')).toBe('GET, POST')
+      expect(literal.headers.get('allow')).toBe('GET, HEAD, POST')
       const put = await call(`${base}/employees/e-a`, { method: 'PUT', token })
       expectError(put, 405)
-      expect(put.headers.get('allow')).toBe('GET, PATCH, DELETE')
+      expect(put.headers.get('allow')).toBe('GET, HEAD, PATCH, DELETE')
       const health = await call(`${server.url}/healthz`, { method: 'POST' })
       expectError(health, 405)
-      expect(health.headers.get('allow')).toBe('GET')
+      expect(health.headers.get('allow')).toBe('GET, HEAD')
+    })
+
+    it('answers HEAD wherever it answers GET, and lists HEAD in Allow exactly there', async () => {
+      const head = await call(`${base}/taxonomy/domains`, { method: 'HEAD', token })
+      expect(head.status).toBe(200)
+      expect(head.text).toBe('')
+      const health = await call(`${server.url}/healthz`, { method: 'HEAD' })
+      expect(health.status).toBe(200)
+      const postOnly = await call(`${base}/taxonomy/changes`, { method: 'HEAD', token })
+      expect(postOnly.status).toBe(405)
+      expect(postOnly.headers.get('allow')).toBe('POST')
     })
 
     it('answers 404 for a path that is no endpoint', async () => {

@@ -133,13 +133,30 @@ describe('access tokens on every route', () => {
     }
   })
 
-  it('answers 404 for an unknown tenant or region before it looks at the token', async () => {
-    const unknownTenant = await call(`${server.url}/nobody/eu/employees`)
+  it('answers an unknown tenant, a tenant in another region and a known tenant alike without a token: the same 401', async () => {
+    const answers = await Promise.all(
+      ['/nobody/eu/employees', '/acme/us/employees', '/acme/eu/employees'].map((path) =>
+        call(`${server.url}${path}`),
+      ),
+    )
+    for (const answer of answers) expectError(answer, 401, 'no token')
+    const [unknown, otherRegion, known] = answers as [ApiAnswer, ApiAnswer, ApiAnswer]
+    expect(otherRegion.json).toEqual(known.json)
+    expect(unknown.json).toEqual(known.json)
+    expect(otherRegion.headers.get('www-authenticate')).toBe(known.headers.get('www-authenticate'))
+    expect(`${unknown.text}${otherRegion.text}`).not.toMatch(/region eu|nobody|acme/)
+  })
+
+  it('answers 404 for an unknown tenant or region once the token is valid, naming the region only to the tenant itself', async () => {
+    const unknownTenant = await call(`${server.url}/nobody/eu/employees`, { token: tokens.good })
     expectError(unknownTenant, 404, 'unknown tenant')
     expect(unknownTenant.text).toContain("tenant 'nobody' does not exist")
     const wrongRegion = await call(`${server.url}/acme/us/employees`, { token: tokens.good })
     expectError(wrongRegion, 404, 'wrong region')
     expect(wrongRegion.text).toContain('/acme/eu')
+    const othersRegion = await call(`${server.url}/acme/us/employees`, { token: tokens.otherTenant })
+    expectError(othersRegion, 404, "another tenant's client, wrong region")
+    expect(othersRegion.text).not.toContain('/acme/eu')
   })
 
   it('serves /healthz without a token', async () => {

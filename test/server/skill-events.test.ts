@@ -89,7 +89,7 @@ describe('POST /employees/{id}/skill_events', () => {
   const stored = (sql: string, params: string[]) =>
     server.app.pool.use('acme', (tenant) => tenant.database.all(sql, params))
 
-  it('acknowledges a stored event with 204, again for the identical event, and refuses other content with 409', async () => {
+  it('acknowledges a stored event with 204, and answers 409 for its external_id again, with the same content or other content (4.2)', async () => {
     const event = working('evt-1', 'Built Python services and tuned SQL queries.')
     const first = await send('e-1', event)
     expect(first.status).toBe(204)
@@ -97,17 +97,20 @@ describe('POST /employees/{id}/skill_events', () => {
     expect(
       await stored('SELECT external_id FROM skill_events WHERE external_id = $1', ['evt-1']),
     ).toHaveLength(1)
-    expect((await send('e-1', event)).status).toBe(204)
+    expectError(await send('e-1', event), 409, "'evt-1' already exists with the same content")
     expectError(
       await send('e-1', working('evt-1', 'Something else entirely.')),
       409,
-      "'evt-1' already exists",
+      "'evt-1' already exists with different content",
     )
+    expect(
+      await stored('SELECT external_id FROM skill_events WHERE external_id = $1', ['evt-1']),
+    ).toHaveLength(1)
   })
 
   it('treats an event ingested from a file and the same event over HTTP as one event', async () => {
     const { employee_id: _employee, ...body } = ingested
-    expect((await send('e-1', body)).status).toBe(204)
+    expectError(await send('e-1', body), 409, "'ing-1' already exists with the same content")
     expect(
       await stored('SELECT external_id FROM skill_events WHERE external_id = $1', ['ing-1']),
     ).toHaveLength(1)
@@ -200,9 +203,9 @@ describe('POST /employees/{id}/skill_events', () => {
     expect(await stored('SELECT language FROM skill_events WHERE external_id = $1', ['evt-empty'])).toEqual([
       { language: 'en' },
     ])
-    // Once stored, the same event with strict=true is a repeat, and other content a 409: what is
-    // stored answers before strict does.
-    expect((await send('e-3', empty, '?strict=true')).status).toBe(204)
+    // Once stored, the same event with strict=true is a 409 as other content is: what is stored
+    // answers before strict does.
+    expectError(await send('e-3', empty, '?strict=true'), 409, 'same content')
     expectError(await send('e-3', { ...empty, source: 'other' }, '?strict=true'), 409, 'evt-empty')
   })
 
@@ -277,7 +280,7 @@ describe('skill events across a restart', () => {
         token,
         body: event,
       })
-      expect(again.status).toBe(204)
+      expectError(again, 409, "'evt-1' already exists with the same content")
     } finally {
       await second.close()
     }
@@ -333,7 +336,7 @@ describe('skill events in a burst (group commit)', () => {
         expect((await call(url, { method: 'POST', token, body: { external_id: id } })).status).toBe(204)
       }
       // 280 new events and one for an unknown employee at once, then a burst that mixes 20 new
-      // events with 10 sent again unchanged (204) and 10 sent again changed (409).
+      // events with 10 sent again unchanged and 10 sent again changed (409 both).
       first = await burst([
         ...Array.from({ length: 280 }, (_, index) => event(index)),
         { employee: 'nobody', body: working('b-nobody', 'Wrote SQL.') },
@@ -351,7 +354,8 @@ describe('skill events in a burst (group commit)', () => {
     }
     expect(first.slice(0, 280).map((answer) => answer.status)).toEqual(Array(280).fill(204))
     expectError(first[280] as ApiAnswer, 404, 'nobody')
-    expect(second.slice(0, 30).map((answer) => answer.status)).toEqual(Array(30).fill(204))
+    for (const answer of second.slice(0, 10)) expectError(answer, 409, 'already exists with the same content')
+    expect(second.slice(10, 30).map((answer) => answer.status)).toEqual(Array(20).fill(204))
     for (const answer of second.slice(30)) expectError(answer, 409, 'already exists with different content')
 
     const reopened = await openTenant(dataDir, 'acme')
@@ -367,7 +371,7 @@ describe('skill events in a burst (group commit)', () => {
     }
   })
 
-  it('stores an external_id sent to pipelined batches at once one time: the same content again is a repeat, other content a 409', async () => {
+  it('stores an external_id sent to pipelined batches at once one time: the same content again and other content are 409s', async () => {
     const tenant = await createOpenTenant(dataDir, 'pipeline')
     const employees = ENTITY_COLLECTIONS.find((collection) => collection.path === 'employees')
     if (!employees) throw new Error('the employees collection is missing')
@@ -394,16 +398,16 @@ describe('skill events in a burst (group commit)', () => {
           submit(index % 2 ? 'e-1' : 'e-2', working(`p-${index}`, 'Wrote SQL.')),
         ),
         submit('e-1', same),
-        // p-0…p-9 again, each from its employee: unchanged (a repeat), then changed (a 409).
+        // p-0…p-9 again, each from its employee: unchanged, then changed (a 409 both).
         ...Array.from({ length: 40 }, (_, index) => {
           const again = working(`p-${index % 10}`, 'Wrote SQL.')
           return submit(index % 2 ? 'e-1' : 'e-2', index < 20 ? again : { ...again, source: 'other' })
         }),
       ])
-      expect(answers.slice(0, 3)).toEqual([true, false, 409])
+      expect(answers.slice(0, 3)).toEqual([true, 409, 409])
       expect(answers.slice(3, 43)).toEqual(Array(40).fill(true))
-      expect(answers[43]).toBe(false)
-      expect(answers.slice(44)).toEqual([...Array(20).fill(false), ...Array(20).fill(409)])
+      expect(answers[43]).toBe(409)
+      expect(answers.slice(44)).toEqual(Array(40).fill(409))
       const rows = await pool.use('pipeline', (open) =>
         open.database.all<{ n: number; ids: number }>(
           'SELECT count(*)::INTEGER AS n, count(DISTINCT external_id)::INTEGER AS ids FROM skill_events',
@@ -415,7 +419,7 @@ describe('skill events in a burst (group commit)', () => {
     }
   })
 
-  it('stores a batch as if one event came after the other: repeats, changes and ended working history', async () => {
+  it('stores a batch as if one event came after the other: repeats and changes (409), ended working history', async () => {
     const tenant = await createOpenTenant(dataDir, 'batch')
     try {
       for (const id of ['e-1', 'e-2']) {
@@ -438,7 +442,7 @@ describe('skill events in a burst (group commit)', () => {
         { employeeId: 'e-2', body: { ...first, external_id: 'w-4', event_type: 'party' }, query: {} },
       ])
       expect(outcomes.map((outcome) => (outcome instanceof Error ? outcome.status : outcome.stored))).toEqual(
-        [true, false, 409, true, true, 422],
+        [true, 409, 409, true, true, 422],
       )
       expect(
         await tenant.database.all(
@@ -478,7 +482,7 @@ describe('skill events in a burst (group commit)', () => {
         { employeeId: 'e-1', body: working('r-4', 'Closes the books.'), query: {} },
       ])
       expect(outcomes.map((outcome) => (outcome instanceof Error ? outcome.status : outcome.stored))).toEqual(
-        [true, false, 409, true],
+        [true, 409, 409, true],
       )
       expect(
         await tenant.database.all('SELECT external_id, source FROM skill_events ORDER BY external_id'),

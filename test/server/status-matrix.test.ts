@@ -442,7 +442,7 @@ function resourcePattern(c: CollectionCase): Endpoint[] {
         },
       }),
       row(422, 'GET', `${c.path}?limit=0`, 'limit=0', { names: 'limit' }),
-      notAllowed('PUT', c.path, 'GET, POST'),
+      notAllowed('PUT', c.path, 'GET, HEAD, POST'),
     ],
   })
   if (!c.elsewhere?.includes('GET item')) {
@@ -457,7 +457,7 @@ function resourcePattern(c: CollectionCase): Endpoint[] {
         row(404, 'GET', `${c.path}/nothing-here`, 'an unknown external_id', {
           names: "'nothing-here' does not exist",
         }),
-        notAllowed('PUT', item, 'GET, PATCH, DELETE'),
+        notAllowed('PUT', item, 'GET, HEAD, PATCH, DELETE'),
       ],
     })
   }
@@ -772,7 +772,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
       noBody('POST', '/taxonomy/domains'),
       ...bodyProbes('POST', '/taxonomy/domains', { external_id: 'dom-2', domain_name: 'X' }),
       // CONTRACT.md: the collection is also listed with GET.
-      notAllowed('PATCH', '/taxonomy/domains', 'GET, POST'),
+      notAllowed('PATCH', '/taxonomy/domains', 'GET, HEAD, POST'),
     ],
   },
   {
@@ -801,6 +801,10 @@ const SPEC_ENDPOINTS: Endpoint[] = [
         'an event whose external_id exists with other content',
         { body: workingHistory('evt-1', 'Something else entirely.'), names: "'evt-1' already exists" },
       ),
+      row(409, 'POST', '/employees/e-1/skill_events', 'the stored event sent again, the same content', {
+        body: SEEDED_EVENT,
+        names: "'evt-1' already exists with the same content",
+      }),
       row(400, 'POST', '/employees/e-1/skill_events', 'an event without content', {
         body: { ...workingHistory('evt-x', 'x'), content: undefined },
         names: 'content: is required',
@@ -885,7 +889,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
         names: `limit of ${BODY_LIMIT} bytes`,
         send: streamed,
       }),
-      notAllowed('PUT', '/companies', 'GET, POST'),
+      notAllowed('PUT', '/companies', 'GET, HEAD, POST'),
     ],
   },
   {
@@ -956,7 +960,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
       row(404, 'GET', '/employees/e-1/vacancies/nothing/gap', 'an unknown vacancy', {
         names: "vacancy 'nothing'",
       }),
-      notAllowed('POST', '/employees/e-1/vacancies/vac-1/gap', 'GET'),
+      notAllowed('POST', '/employees/e-1/vacancies/vac-1/gap', 'GET, HEAD'),
     ],
   },
   {
@@ -1024,7 +1028,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
         'a vendor not activated on the tenant',
         { names: 'vendor_b' },
       ),
-      notAllowed('DELETE', '/organisational_units/export', 'GET', ' (not a unit called export)'),
+      notAllowed('DELETE', '/organisational_units/export', 'GET, HEAD', ' (not a unit called export)'),
     ],
   },
   {
@@ -1053,7 +1057,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
       row(404, 'GET', '/taxonomy/subdomains/sub-none', 'an unknown subdomain', {
         names: "subdomain 'sub-none'",
       }),
-      notAllowed('POST', '/taxonomy/subdomains/sub-1', 'GET, PATCH, DELETE'),
+      notAllowed('POST', '/taxonomy/subdomains/sub-1', 'GET, HEAD, PATCH, DELETE'),
     ],
   },
   ...CUSTOM_PROPERTY_TYPES.flatMap((type): Endpoint[] => [
@@ -1069,7 +1073,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
           },
         }),
         ...(type === 'employees'
-          ? [notAllowed('DELETE', '/employees/custom_properties', 'GET, POST', ' (not an employee)')]
+          ? [notAllowed('DELETE', '/employees/custom_properties', 'GET, HEAD, POST', ' (not an employee)')]
           : []),
       ],
     },
@@ -1129,7 +1133,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
           expect(metric.metric_value).toBeGreaterThan(0)
         },
       }),
-      notAllowed('DELETE', '/skill_clusters/metrics/count', 'GET'),
+      notAllowed('DELETE', '/skill_clusters/metrics/count', 'GET, HEAD'),
     ],
   },
   {
@@ -1243,7 +1247,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
         'domain_namespace=galaxy',
         { names: 'domain_namespace' },
       ),
-      notAllowed('POST', '/job_architecture/job_families/jf-1/skill_profile', 'GET'),
+      notAllowed('POST', '/job_architecture/job_families/jf-1/skill_profile', 'GET, HEAD'),
     ],
   },
   ...(
@@ -1280,7 +1284,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
           'external_vendor=vendor_x',
           { names: 'external_vendor' },
         ),
-        notAllowed('POST', `${collection}/${id}/skill_profile`, 'GET'),
+        notAllowed('POST', `${collection}/${id}/skill_profile`, 'GET, HEAD'),
       ],
     }),
   ),
@@ -1315,7 +1319,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
         'a vendor not activated on the tenant',
         { names: 'vendor_b' },
       ),
-      notAllowed('PUT', '/taxonomy/skills/sk-1', 'GET, PATCH, DELETE'),
+      notAllowed('PUT', '/taxonomy/skills/sk-1', 'GET, HEAD, PATCH, DELETE'),
     ],
   },
   {
@@ -1332,7 +1336,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
           )
         },
       }),
-      notAllowed('DELETE', '/taxonomy/skills/languages', 'GET', ' (not a skill called languages)'),
+      notAllowed('DELETE', '/taxonomy/skills/languages', 'GET, HEAD', ' (not a skill called languages)'),
     ],
   },
   {

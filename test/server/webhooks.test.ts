@@ -65,7 +65,7 @@ describe('webhooks over HTTP', () => {
     })
     expect(created.headers.get('location')).toBe(`/acme/eu/webhooks/${subscription.id}`)
     expect(consumer.requests.map((request) => request.event.type)).toEqual(['ai.vendor.health_check'])
-    expect(consumer.requests[0]?.event.source).toBe('http://127.0.0.1:8080/acme/eu/')
+    expect(consumer.requests[0]?.event.source).toBe(`${base}/webhooks`)
 
     const listed = await api('/webhooks')
     expect(listed.status).toBe(200)
@@ -247,7 +247,7 @@ describe('webhooks over HTTP', () => {
     expectError(await api(`/webhooks/${id}`), 404, `webhook subscription '${id}' does not exist`)
     expectError(await api(`/webhooks/${id}/deliveries`), 404, 'does not exist')
     expectError(await api('/webhooks/wh_unknown'), 404, "webhook subscription 'wh_unknown' does not exist")
-    expectError(await api('/webhooks', { method: 'PATCH', body: {} }), 405, 'allowed: GET, POST')
+    expectError(await api('/webhooks', { method: 'PATCH', body: {} }), 405, 'allowed: GET, HEAD, POST')
   })
 })
 

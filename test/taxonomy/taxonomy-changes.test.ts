@@ -51,7 +51,7 @@ describe('taxonomy changes and their events', () => {
     expect(events).toHaveLength(1)
     expect(events[0]).toMatchObject({
       type: 'ai.vendor.taxonomy.updated.v1',
-      source: `${BASE}/taxonomy/export`,
+      source: `${BASE}/taxonomy/changes`,
       data: { tenant_name: 'acme', operation_type: 'vocabulary_imported', external_id: change?.external_id },
     })
   })
