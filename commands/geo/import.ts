@@ -10,8 +10,8 @@ export default class GeoImport extends SkillhouseCommand {
   static override description =
     `Reads GeoNames postal-code files: the CSV with the header country_code,zipcode,place,state,state_code,province,province_code,community,community_code,latitude,longitude, or GeoNames' tab-separated dump (allCountries.txt, BE.txt). A folder means every .csv and .txt in it. A postal code listed with several places is placed at their mean; each country in the input replaces that country's earlier codes. Rows without a country, a code or valid coordinates are reported with their line numbers, and the command then exits with 3. Addresses {country, postal_code} of employees, vacancies and requests are placed through this table.`
   static override examples = [
-    '<%= config.bin %> geo import test/fixtures/geo/postal-codes.csv',
-    '<%= config.bin %> geo import test/fixtures/geo/geonames-dump.txt --tenant demo',
+    '<%= config.bin %> geo import fixtures/postal-codes/demo.csv',
+    '<%= config.bin %> geo import fixtures/postal-codes --tenant demo --json',
   ]
   static override strict = false
   static override args = {
