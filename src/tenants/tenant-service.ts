@@ -1,4 +1,5 @@
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, renameSync, rmSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
 import {
   DEFAULT_VOCAB_LANGUAGES,
@@ -73,22 +74,35 @@ export async function createTenant(options: CreateTenantOptions): Promise<Create
     throw errors.conflict('tenant database', path)
   }
   const baseUrl = `${(options.origin ?? DEFAULT_SERVER_ORIGIN).replace(/\/+$/, '')}/${settings.name}/${settings.region}`
-  const database = await TenantDatabase.open(path, { create: true })
+  // The database is built under a name of this process and renamed into place only once the
+  // tenant is registered: two commands creating the same tenant at once never share a file.
+  const building = join(dirname(path), `.${basename(path)}.${process.pid}.creating`)
+  const removeBuilding = () => {
+    for (const file of [building, `${building}.wal`]) rmSync(file, { force: true })
+  }
+  removeBuilding()
+  const database = await TenantDatabase.open(building, { create: true })
   try {
     await writeSettings(database, settings, baseUrl)
     await options.initialise?.(database, settings)
     await database.checkpoint()
   } catch (error) {
     database.close()
-    rmSync(path, { force: true })
-    rmSync(`${path}.wal`, { force: true })
+    removeBuilding()
     throw error
   }
   database.close()
   const { client, secret } = newOAuthClient(['read', 'write'])
-  const entry: TenantEntry = { settings, base_url: baseUrl, clients: [client] }
-  registry.put(entry)
-  registry.save()
+  try {
+    TenantRegistry.update(options.dataDir, (current) => {
+      if (current.find(settings.name)) throw errors.conflict('tenant', settings.name)
+      if (existsSync(path)) throw errors.conflict('tenant database', path)
+      renameSync(building, path)
+      current.put({ settings, base_url: baseUrl, clients: [client] })
+    })
+  } finally {
+    removeBuilding()
+  }
   return {
     tenant: settings.name,
     region: settings.region,
