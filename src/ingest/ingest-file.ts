@@ -1,18 +1,34 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { basename } from 'node:path'
+import { errors } from '../errors/skillhouse-error.js'
 import type { EventInput } from '../profiles/evidence.js'
 import { strictCheck } from '../profiles/strict-check.js'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind } from './entity-kinds.js'
 import { checkInParallel, PARALLEL_PARTS, useParallelCheck } from './parallel-ndjson.js'
-import { csvRecordLines, readSource, type SourceFormat, type SourceRow } from './read-source.js'
+import {
+  type CsvDelimiter,
+  csvDelimiterProblem,
+  csvRecordLines,
+  readSource,
+  type SourceFormat,
+  type SourceRow,
+} from './read-source.js'
 import { ReferenceIndex } from './reference-index.js'
 import type { Problem, Reject } from './rejects.js'
 import { checkRow, type RowCheckContext } from './row-check.js'
 import { ingestInSql } from './sql-ingest.js'
 import { stagingFor } from './staging.js'
+import {
+  encodingOf,
+  type InvalidUtf8,
+  notUtf8,
+  type TextEncoding,
+  transcodeToUtf8,
+  Utf8Check,
+} from './text-encoding.js'
 
 export interface IngestFileOptions {
   database: TenantDatabase
@@ -27,6 +43,10 @@ export interface IngestFileOptions {
   strict?: boolean
   /** Try the SQL path first (sql-ingest.ts; default true): false checks every row in JavaScript. */
   sqlPath?: boolean
+  /** The CSV field delimiter (default comma). */
+  delimiter?: CsvDelimiter
+  /** The text encoding (default: UTF-8, or UTF-16 when the file starts with its byte order mark). */
+  encoding?: TextEncoding
 }
 
 export interface IngestFileResult {
@@ -66,9 +86,30 @@ export interface GoodRow {
  * content is rejected, the identical row again changes nothing.
  */
 export async function ingestFile(options: IngestFileOptions): Promise<IngestFileResult> {
+  const encoding = options.format === 'parquet' ? 'utf-8' : encodingOf(options.path, options.encoding)
+  if (encoding === 'utf-8') return ingestUtf8File(options, options.path, encoding)
+  // Text in another encoding is read from a UTF-8 copy; its checksum and name stay the file's own.
+  const copy = await transcodeToUtf8(options.path, encoding)
+  try {
+    return await ingestUtf8File(options, copy.path, encoding)
+  } finally {
+    copy.done()
+  }
+}
+
+async function ingestUtf8File(
+  options: IngestFileOptions,
+  readPath: string,
+  encoding: TextEncoding,
+): Promise<IngestFileResult> {
   const started = performance.now()
   const { database, kind, path } = options
   const file = basename(path)
+  const delimiter = options.delimiter ?? ','
+  if (options.format === 'csv') {
+    const problem = await csvDelimiterProblem(readPath, delimiter)
+    if (problem) throw errors.badRequest(problem.replace(readPath, path))
+  }
   const phases: Record<string, number> = {}
   let mark = performance.now()
   const phase = (name: string) => {
@@ -80,13 +121,14 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   const factsRead = readFileFacts(path)
   const checksumRead = factsRead.then((facts) => facts.checksum)
   let sqlDeclined: string | undefined
-  if (options.sqlPath !== false && !options.strict && !options.endActiveWorkingHistory) {
+  if (options.sqlPath !== false && !options.strict && !options.endActiveWorkingHistory && readPath === path) {
     const sql = await ingestInSql({
       database,
       settings: options.settings,
       path,
       format: options.format,
       kind,
+      delimiter,
       facts: factsRead,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     })
@@ -113,6 +155,9 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     if (kind.storage === 'skill_events') sqlDeclined = sql.declined
   }
   const checksum = await checksumRead
+  const facts = await factsRead
+  if (options.format !== 'parquet' && encoding === 'utf-8' && facts.invalidUtf8)
+    throw notUtf8(path, facts.invalidUtf8)
   phase('checksum')
   const definitions = await loadDefinitions(database, kind)
   const references = new ReferenceIndex(database)
@@ -137,22 +182,24 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   const context: RowCheckContext = { kind, settings: options.settings, definitions, references }
 
   const strict = options.strict && kind.storage === 'skill_events' ? await strictCheck(database) : undefined
-  if (!strict && useParallelCheck(kind, options.format, path) && staging.prepareParts) {
+  if (!strict && useParallelCheck(kind, options.format, readPath) && staging.prepareParts) {
     const checked = await checkInParallel({
-      path,
+      path: readPath,
       format: options.format as 'ndjson' | 'csv',
       kind,
       settings: options.settings,
       definitions,
       referenceIds: references.ids(),
+      delimiter,
       onRows: await staging.prepareParts(PARALLEL_PARTS),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     })
     rowsRead = checked.rowsRead
     rejects.push(...checked.rejects)
   } else {
-    for await (const batch of readSource(path, options.format, {
+    for await (const batch of readSource(readPath, options.format, {
       schema: kind.schema,
+      delimiter,
       ...(definitions ? { customPropertyTypes: definitions } : {}),
     })) {
       for (const source of batch) {
@@ -215,7 +262,7 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   phase('merge')
 
   if (options.format === 'csv' && rejects.some((entry) => entry.line === null)) {
-    await assignCsvLines(path, rejects)
+    await assignCsvLines(readPath, rejects)
   }
   return {
     file: path,
@@ -318,6 +365,8 @@ export interface FileFacts {
   checksum: string
   longestLine: number
   formFeedOrVerticalTab: boolean
+  /** Where the file stops being UTF-8, or null. */
+  invalidUtf8: InvalidUtf8 | null
 }
 
 export async function readFileFacts(path: string): Promise<FileFacts> {
@@ -326,9 +375,11 @@ export async function readFileFacts(path: string): Promise<FileFacts> {
   let lineStart = 0
   let offset = 0
   let formFeedOrVerticalTab = false
+  const utf8 = new Utf8Check()
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22 })) {
     const bytes = chunk as Buffer
     hash.update(bytes)
+    utf8.push(bytes)
     if (!formFeedOrVerticalTab) formFeedOrVerticalTab = bytes.includes(0x0c) || bytes.includes(0x0b)
     for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) {
       longestLine = Math.max(longestLine, offset + at - lineStart)
@@ -337,5 +388,5 @@ export async function readFileFacts(path: string): Promise<FileFacts> {
     offset += bytes.length
   }
   longestLine = Math.max(longestLine, offset - lineStart)
-  return { checksum: hash.digest('hex'), longestLine, formFeedOrVerticalTab }
+  return { checksum: hash.digest('hex'), longestLine, formFeedOrVerticalTab, invalidUtf8: utf8.end() }
 }
