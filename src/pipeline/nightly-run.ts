@@ -1,13 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { hostname } from 'node:os'
+import { dirname, join, relative, resolve } from 'node:path'
 import { exportOrganisation, LOW_DATA_INCLUDE, orgExportJson } from '../analytics/org-export.js'
 import { readOutbox } from '../events/outbox.js'
-import { type IngestSummary, ingestPaths } from '../ingest/ingest-paths.js'
+import { type IngestSummary, ingestPaths, type PlannedFile } from '../ingest/ingest-paths.js'
+import type { CsvDelimiter } from '../ingest/read-source.js'
+import type { TextEncoding } from '../ingest/text-encoding.js'
 import { exportAllJobs } from '../matching/match-jobs.js'
 import { jobMatchesText, vacancyMatchesPath } from '../matching/match-output.js'
 import { matchAllEmployees } from '../matching/match-vacancies.js'
 import { checkAsOf, deriveProfiles } from '../profiles/derive.js'
+import { clearRunStatus, type RunStatus, writeRunStatus } from '../store/run-status.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import { AtomicWriteStream, ensureFolder, writeFileAtomic } from '../util/atomic-file.js'
@@ -20,23 +24,37 @@ export interface NightlyRunOptions {
   asOf?: string
   /** Matching results as the spec's JSON (default) or as one table in NDJSON, Parquet or Arrow. */
   format?: 'json' | TabularFormat
+  /** The field delimiter of the inbox's CSV files (default comma). */
+  delimiter?: CsvDelimiter
+  /** The text encoding of the inbox's files (default UTF-8, or UTF-16 marked by its byte order mark). */
+  encoding?: TextEncoding
   onStage?: (stage: string) => void
+  /** Ingest's progress: a file started, rows of it read. */
+  onIngestFile?: (file: PlannedFile) => void
+  onIngestRows?: (rows: number) => void
 }
 
 export interface RunManifest {
   run_id: string
+  /** This run's own manifest file in the output folder; `manifest.json` is a copy of the latest. */
+  manifest_file: string
   tenant: string
   started_at: string
   finished_at: string
+  /** The inbox, absolute; every input `file` below is relative to it. */
+  inbox: string
   inputs: {
     file: string
     entity: string
-    checksum: string
+    sha256: string
     rows: number
     rejected: number
+    /** Relative to the output folder. */
     rejects_file: string | null
   }[]
   skipped_inputs: { file: string; reason: string }[]
+  /** Data files refused whole (their encoding, a file that is no JSON): nothing of them is loaded. */
+  rejected_inputs: { file: string; reason: string }[]
   rejected_rows: number
   outputs: { file: string; sha256: string }[]
   profiles: { external_vendor: string; recomputed: Record<string, number>; changed: Record<string, number> }[]
@@ -67,20 +85,93 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
   // run that wrote its events file into this folder and was stopped before it finished (so that
   // they are written once, whichever run finishes the work).
   const fromSeq = await eventsWrittenUpTo(tenant.database, options.out)
-  // A run still marked running holds no lock any more (this one holds the database): it stopped.
+  // A run still marked running holds no lock any more (this one holds the database): it was
+  // killed (a stopped run marks itself).
   await tenant.database.run(
     `UPDATE runs SET status = 'interrupted' WHERE kind = 'nightly' AND status = 'running'`,
   )
   await tenant.database.run(`INSERT INTO runs VALUES ($1, 'nightly', now(), NULL, 'running', NULL, NULL)`, [
     runId,
   ])
+  const status = new RunStatusFile(tenant.database.path, runId, startedAt)
+  const stopWatching = markInterruptedOnSignal(tenant.database, runId, status)
   try {
-    return await runStages(options, runId, startedAt, timings, fromSeq)
+    return await runStages(options, runId, startedAt, timings, fromSeq, status)
   } catch (error) {
     await tenant.database
       .run(`UPDATE runs SET finished_at = now(), status = 'failed' WHERE run_id = $1`, [runId])
       .catch(() => undefined)
     throw error
+  } finally {
+    stopWatching()
+    status.clear()
+  }
+}
+
+/** The run-status file of a run (see run-status.ts), kept at its current stage. */
+class RunStatusFile {
+  private readonly status: RunStatus
+
+  constructor(
+    private readonly databasePath: string,
+    runId: string,
+    startedAt: Date,
+  ) {
+    const now = startedAt.toISOString()
+    this.status = {
+      run_id: runId,
+      kind: 'nightly',
+      pid: process.pid,
+      host: hostname(),
+      started_at: now,
+      stage: 'starting',
+      stage_started_at: now,
+    }
+    writeRunStatus(databasePath, this.status)
+  }
+
+  stage(name: string): void {
+    this.status.stage = name
+    this.status.stage_started_at = new Date().toISOString()
+    writeRunStatus(this.databasePath, this.status)
+  }
+
+  clear(): void {
+    clearRunStatus(this.databasePath)
+  }
+}
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM while a run works: the run is marked `interrupted` (with its end)
+ * at once, on a connection of its own beside the work in progress, its status file is removed,
+ * and the process ends (130 or 143, as a shell reports a signal). The work's open transaction
+ * is never committed, so the next run finishes it. Returns what removes the handlers.
+ */
+function markInterruptedOnSignal(database: TenantDatabase, runId: string, status: RunStatusFile): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    const code = signal === 'SIGINT' ? 130 : 143
+    void (async () => {
+      try {
+        const marker = await database.sibling()
+        try {
+          await marker.run(`UPDATE runs SET finished_at = now(), status = 'interrupted' WHERE run_id = $1`, [
+            runId,
+          ])
+        } finally {
+          marker.close()
+        }
+      } finally {
+        status.clear()
+        process.stderr.write(`run ${runId} interrupted by ${signal}; the next run finishes its work\n`)
+        process.exit(code)
+      }
+    })()
+  }
+  process.once('SIGINT', handler)
+  process.once('SIGTERM', handler)
+  return () => {
+    process.off('SIGINT', handler)
+    process.off('SIGTERM', handler)
   }
 }
 
@@ -90,10 +181,13 @@ async function runStages(
   startedAt: Date,
   timings: Record<string, number>,
   fromSeq: number,
+  status: RunStatusFile,
 ): Promise<RunManifest> {
   const { tenant } = options
+  const inbox = resolve(options.inbox)
 
   const stage = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    status.stage(name)
     options.onStage?.(name)
     await tenant.database.run('UPDATE runs SET stage = $2 WHERE run_id = $1', [runId, name])
     const started = performance.now()
@@ -108,6 +202,13 @@ async function runStages(
       settings: tenant.settings,
       paths: [options.inbox],
       rejectsDir: join(options.out, 'rejects'),
+      onFileError: 'skip',
+      ...(options.delimiter ? { delimiter: options.delimiter } : {}),
+      ...(options.encoding ? { encoding: options.encoding } : {}),
+      ...(options.onIngestFile ? { onFile: options.onIngestFile } : {}),
+      ...(options.onIngestRows
+        ? { onProgress: (_file: PlannedFile, rows: number) => options.onIngestRows?.(rows) }
+        : {}),
     }),
   )
 
@@ -184,22 +285,29 @@ async function runStages(
     (path): path is string => path !== null,
   )
 
+  const manifestFile = `manifest-${runId}.json`
   const manifest: RunManifest = {
     run_id: runId,
+    manifest_file: manifestFile,
     tenant: tenant.settings.name,
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
+    inbox,
     inputs: ingested.files.map((file) => ({
-      file: relative(process.cwd(), file.file),
+      file: relative(inbox, file.file),
       entity: file.entity,
-      checksum: `sha256:${file.checksum}`,
+      sha256: file.checksum,
       rows: file.rows_read,
       rejected: file.rows_rejected,
       rejects_file: file.rejects_file ? relative(options.out, file.rejects_file) : null,
     })),
     skipped_inputs: ingested.skipped.map((skipped) => ({
-      file: relative(process.cwd(), skipped.path),
+      file: relative(inbox, skipped.path),
       reason: skipped.reason,
+    })),
+    rejected_inputs: ingested.rejected_files.map((rejected) => ({
+      file: relative(inbox, rejected.path),
+      reason: rejected.reason,
     })),
     rejected_rows: ingested.rows_rejected,
     outputs: outputs.map((path) => ({
@@ -219,12 +327,18 @@ async function runStages(
     },
     timings,
   }
-  writeFileAtomic(join(options.out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  // Each run keeps its own manifest; manifest.json is the latest one (written last: a run
+  // stopped in between leaves the previous latest in place).
+  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`
+  writeFileAtomic(join(options.out, manifestFile), manifestText)
+  writeFileAtomic(join(options.out, 'manifest.json'), manifestText)
   await tenant.database.run(
     `UPDATE runs SET finished_at = now(), status = $2, stage = NULL, summary = $3 WHERE run_id = $1`,
     [
       runId,
-      manifest.rejected_rows > 0 ? 'finished_with_rejects' : 'finished',
+      manifest.rejected_rows > 0 || manifest.rejected_inputs.length > 0
+        ? 'finished_with_rejects'
+        : 'finished',
       JSON.stringify({
         rejected_rows: manifest.rejected_rows,
         timings,

@@ -7,6 +7,7 @@ import {
   type TenantSettings as TenantSettingsType,
   VENDOR_A_ONLY_LANGUAGES,
 } from '../schemas/index.js'
+import { describeRun, readRunStatus } from '../store/run-status.js'
 import { TenantDatabase } from '../store/tenant-database.js'
 import { ensureDataDir, tenantDatabaseFile } from './data-directory.js'
 import { newOAuthClient, type TenantEntry, TenantRegistry } from './tenant-registry.js'
@@ -162,6 +163,8 @@ export interface TenantSummary {
   base_url: string
   counts: Record<string, number> | null
   last_run: { run_id: string; kind: string; status: string; finished_at: string | null } | null
+  /** The run holding the tenant's database now (from its status file), when one does. */
+  running?: { run_id: string; kind: string; pid: number; stage: string; since: string; started_at: string }
   note?: string
 }
 
@@ -219,6 +222,19 @@ export async function listTenants(dataDir: string): Promise<TenantSummary[]> {
       }
     } catch (error) {
       summary.note = (error as Error).message
+      // The database is held (by a run): what the run says of itself, beside the database.
+      const run = readRunStatus(tenantDatabaseFile(dataDir, entry.settings.name))
+      if (run) {
+        summary.running = {
+          run_id: run.run_id,
+          kind: run.kind,
+          pid: run.pid,
+          stage: run.stage,
+          since: run.stage_started_at,
+          started_at: run.started_at,
+        }
+        summary.note = `held by the ${describeRun(run)}; counts are shown when it has finished`
+      }
     }
     summaries.push(summary)
   }
