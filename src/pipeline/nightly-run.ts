@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
+import { z } from 'zod'
 import { exportOrganisation, LOW_DATA_INCLUDE, orgExportJson } from '../analytics/org-export.js'
 import { readOutbox } from '../events/outbox.js'
 import { type IngestSummary, ingestPaths, type PlannedFile } from '../ingest/ingest-paths.js'
@@ -10,12 +11,14 @@ import type { TextEncoding } from '../ingest/text-encoding.js'
 import { exportAllJobs } from '../matching/match-jobs.js'
 import { jobMatchesText, vacancyMatchesPath } from '../matching/match-output.js'
 import { matchAllEmployees } from '../matching/match-vacancies.js'
+import { VacancyMatchRecord } from '../matching/vacancy-match-schema.js'
 import { checkAsOf, deriveProfiles } from '../profiles/derive.js'
+import { EmployeeMatch, ExternalId } from '../schemas/index.js'
 import { clearRunStatus, type RunStatus, writeRunStatus } from '../store/run-status.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import { AtomicWriteStream, ensureFolder, writeFileAtomic } from '../util/atomic-file.js'
-import { type TabularFormat, writeTable } from './tabular-output.js'
+import { columnsOf, type TabularFormat, writeTable } from './tabular-output.js'
 
 export interface NightlyRunOptions {
   tenant: OpenTenant
@@ -222,47 +225,38 @@ async function runStages(
     if (format === 'json')
       return writeIfChanged(join(options.out, 'matching_employees.json'), jobMatchesText(response, 'json'))
     const rows = response.records.flatMap((record) =>
-      record.matches.map((match, index) => ({
-        job_id: record.job_id,
-        rank: index + 1,
-        employee_id: match.employee_id,
-        score: match.score,
-      })),
+      record.matches.map((match, index) => ({ job_id: record.job_id, rank: index + 1, ...match })),
     )
-    return writeTable(tenant.database, join(options.out, 'matching_employees'), format, {
-      job_id: rows.map((row) => row.job_id),
-      rank: Int32Array.from(rows.map((row) => row.rank)),
-      employee_id: rows.map((row) => row.employee_id),
-      score: Float64Array.from(rows.map((row) => row.score)),
-    })
+    return writeTable(
+      tenant.database,
+      join(options.out, 'matching_employees'),
+      format,
+      JOB_MATCH_COLUMNS,
+      rows,
+    )
   })
 
   const vacancyMatches = await stage('match_vacancies', async () => {
     let written = 0
-    const rows: { employee_id: string; rank: number; vacancy_id: string; score: number }[] = []
+    const rows: Record<string, unknown>[] = []
     const summary = await matchAllEmployees(tenant, {}, {}, (response) => {
       if (format === 'json') {
         writeIfChanged(vacancyMatchesPath(options.out, response.employee_id), `${JSON.stringify(response)}\n`)
       } else {
-        for (const record of response.records)
-          rows.push({
-            employee_id: response.employee_id,
-            rank: record.rank,
-            vacancy_id: record.vacancy_id,
-            score: record.score,
-          })
+        for (const record of response.records) rows.push({ employee_id: response.employee_id, ...record })
       }
       written++
     })
     const table =
       format === 'json'
         ? null
-        : await writeTable(tenant.database, join(options.out, 'matching_vacancies'), format, {
-            employee_id: rows.map((row) => row.employee_id),
-            rank: Int32Array.from(rows.map((row) => row.rank)),
-            vacancy_id: rows.map((row) => row.vacancy_id),
-            score: Float64Array.from(rows.map((row) => row.score)),
-          })
+        : await writeTable(
+            tenant.database,
+            join(options.out, 'matching_vacancies'),
+            format,
+            VACANCY_MATCH_COLUMNS,
+            rows,
+          )
     return { written, failed: summary.failed, table }
   })
 
@@ -348,6 +342,15 @@ async function runStages(
   )
   return manifest
 }
+
+/**
+ * The columns of the match tables (`--format ndjson|parquet|arrow`): every field of a match of
+ * the JSON answer (4.10's per job, with its rank; 4.11's per employee), from their schemas.
+ */
+const JOB_MATCH_COLUMNS = columnsOf(
+  z.object({ job_id: ExternalId, rank: z.number().int().min(1), ...EmployeeMatch.shape }),
+)
+const VACANCY_MATCH_COLUMNS = columnsOf(z.object({ employee_id: ExternalId, ...VacancyMatchRecord.shape }))
 
 export const sha256 = (content: string | Uint8Array) => createHash('sha256').update(content).digest('hex')
 

@@ -218,6 +218,12 @@ export const VACANCY_MATCH_INCLUDES = [
 export const EmployeeMatch = z.object({
   employee_id: ExternalId,
   score: z.number().min(0).max(1),
+  /** With proficiency_matching: the employee has a skill above the job's required level. */
+  overqualified: z.boolean().optional(),
+  /** With use_criticalities: the share of the job's critical skills the employee holds. */
+  critical_skills_match_ratio: z.number().min(0).max(1).optional(),
+  /** With response_format=explained: the matched and missing skills. */
+  explanation: z.record(z.string(), z.unknown()).optional(),
 })
 export const JobMatchingResponse = z.object({
   records: z.array(z.object({ job_id: ExternalId, matches: z.array(EmployeeMatch.loose()) })),

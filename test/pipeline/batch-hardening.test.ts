@@ -314,3 +314,91 @@ describe('manifests', () => {
     expect(JSON.stringify(first)).not.toContain('sha256:')
   })
 })
+
+describe('match tables', () => {
+  // --format parquet|ndjson|arrow tables had job_id, rank, employee_id, score only, dropping
+  // overqualified and critical_skills_match_ratio that the JSON carries.
+  it('carry every field of the JSON matches, with the same values', async () => {
+    const inbox = await generatedInbox()
+    const matches: Record<string, Record<string, unknown>[]> = {}
+    for (const format of ['json', 'ndjson', 'parquet', 'arrow']) {
+      const dataDir = join(temp.dir, `data-tables-${format}`)
+      const created = await runCli([
+        'tenant',
+        'create',
+        'b',
+        '--region',
+        'eu',
+        '--proficiency-matching',
+        '--use-criticalities',
+        '--data-dir',
+        dataDir,
+      ])
+      expect(created.exitCode, String(created.stderr)).toBe(0)
+      const out = join(temp.dir, `out-tables-${format}`)
+      const run = await runCli([
+        'run',
+        '--inbox',
+        inbox,
+        '--out',
+        out,
+        '--as-of',
+        '2026-06-30',
+        '--format',
+        format,
+        '--data-dir',
+        dataDir,
+      ])
+      expect(run.exitCode, String(run.stderr)).toBe(0)
+      matches[format] = (await tableRows(out, format)).sort(
+        (a, b) => String(a.job_id).localeCompare(String(b.job_id)) || Number(a.rank) - Number(b.rank),
+      )
+    }
+    const json = matches.json ?? []
+    expect(json.length).toBeGreaterThan(0)
+    expect(json.every((match) => typeof match.overqualified === 'boolean')).toBe(true)
+    expect(json.every((match) => typeof match.critical_skills_match_ratio === 'number')).toBe(true)
+    for (const format of ['ndjson', 'parquet', 'arrow']) {
+      const rows = matches[format] ?? []
+      // Every field of the JSON, with its value; the table's other columns (absent fields) are null.
+      expect(rows.map((row) => pick(row, Object.keys(json[0] ?? {})))).toEqual(json)
+    }
+  }, 600_000)
+})
+
+const pick = (row: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(keys.map((key) => [key, row[key] ?? null]))
+
+/** The job matches of a run's output as rows of job_id, rank and each field of the match. */
+async function tableRows(out: string, format: string): Promise<Record<string, unknown>[]> {
+  if (format === 'json') {
+    const body = JSON.parse(readFileSync(join(out, 'matching_employees.json'), 'utf8')) as {
+      records: { job_id: string; matches: Record<string, unknown>[] }[]
+    }
+    return body.records.flatMap((record) =>
+      record.matches.map((match, index) => ({ job_id: record.job_id, rank: index + 1, ...match })),
+    )
+  }
+  const path = join(out, `matching_employees.${format}`)
+  if (format === 'ndjson')
+    return readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+  if (format === 'arrow') {
+    const { tableFromIPC } = await import('apache-arrow')
+    return tableFromIPC(readFileSync(path))
+      .toArray()
+      .map((row) => ({ ...(row.toJSON() as Record<string, unknown>) }))
+  }
+  const { DuckDBInstance } = await import('@duckdb/node-api')
+  const instance = await DuckDBInstance.create(':memory:')
+  const connection = await instance.connect()
+  try {
+    const reader = await connection.runAndReadAll(`SELECT * FROM read_parquet('${path}')`)
+    return reader.getRowObjectsJS() as Record<string, unknown>[]
+  } finally {
+    connection.closeSync()
+    instance.closeSync()
+  }
+}
