@@ -47,7 +47,10 @@ export async function createTenant(options: CreateTenantOptions): Promise<Create
     region: options.region,
     model_configuration: options.modelConfiguration,
     vendors: options.vendors?.length ? unique(['vendor_default', ...options.vendors]) : undefined,
-    languages: options.languages?.length ? options.languages : undefined,
+    // Given languages add to the default vocabulary's (2.1), which stay.
+    languages: options.languages?.length
+      ? unique([...DEFAULT_VOCAB_LANGUAGES, ...options.languages])
+      : undefined,
     features: {
       proficiency_matching: options.proficiencyMatching ?? false,
       use_criticalities: options.useCriticalities ?? false,
@@ -60,15 +63,7 @@ export async function createTenant(options: CreateTenantOptions): Promise<Create
     )
   }
   const settings = parsed.data
-  // Spec 2.1: these languages exist only for vendor_a's vocabulary.
-  const vendorAOnly = settings.languages.filter((language) =>
-    (VENDOR_A_ONLY_LANGUAGES as readonly string[]).includes(language),
-  )
-  if (vendorAOnly.length > 0 && !settings.vendors.includes('vendor_a')) {
-    throw errors.unprocessable(
-      `--language ${vendorAOnly.join(', ')}: only vendor_a's vocabulary has ${vendorAOnly.length > 1 ? 'these languages' : 'this language'}; add --vendor vendor_a, or choose from ${DEFAULT_VOCAB_LANGUAGES.join(', ')}`,
-    )
-  }
+  checkVendorLanguages(settings)
   if (registry.find(settings.name)) throw errors.conflict('tenant', settings.name)
   const path = tenantDatabaseFile(options.dataDir, settings.name)
   if (existsSync(path)) {
@@ -113,6 +108,63 @@ export async function createTenant(options: CreateTenantOptions): Promise<Create
     client_secret: secret,
     settings,
   }
+}
+
+/** Spec 2.1: some languages exist only for vendor_a's vocabulary; a 422 when it is not activated. */
+function checkVendorLanguages(settings: TenantSettingsType): void {
+  const vendorAOnly = settings.languages.filter((language) =>
+    (VENDOR_A_ONLY_LANGUAGES as readonly string[]).includes(language),
+  )
+  if (vendorAOnly.length > 0 && !settings.vendors.includes('vendor_a')) {
+    throw errors.unprocessable(
+      `--language ${vendorAOnly.join(', ')}: only vendor_a's vocabulary has ${vendorAOnly.length > 1 ? 'these languages' : 'this language'}; add --vendor vendor_a, or choose from ${DEFAULT_VOCAB_LANGUAGES.join(', ')}`,
+    )
+  }
+}
+
+export interface UpdateTenantOptions {
+  dataDir: string
+  name: string
+  /** Vendors to activate (added to those activated). */
+  vendors?: string[] | undefined
+  /** Vocabulary languages to activate (added to those activated). */
+  languages?: string[] | undefined
+}
+
+/**
+ * Activates vendors and vocabulary languages on an existing tenant, in tenants.json and in the
+ * mirror of the settings in its database (so a tenant held by a run or the server is refused,
+ * clearly, before anything changes). Activating what is active changes nothing.
+ */
+export async function updateTenant(options: UpdateTenantOptions): Promise<TenantSettingsType> {
+  const merged = (current: TenantSettingsType): TenantSettingsType => {
+    const parsed = TenantSettings.safeParse({
+      ...current,
+      vendors: unique([...current.vendors, ...(options.vendors ?? [])]),
+      languages: unique([...current.languages, ...(options.languages ?? [])]),
+    })
+    if (!parsed.success) {
+      throw errors.unprocessable(
+        parsed.error.issues.map((issue) => `${flagName(issue.path)}: ${issue.message}`),
+      )
+    }
+    checkVendorLanguages(parsed.data)
+    return parsed.data
+  }
+  const entry = TenantRegistry.load(options.dataDir).get(options.name)
+  const settings = merged(entry.settings)
+  const database = await TenantDatabase.open(tenantDatabaseFile(options.dataDir, options.name))
+  try {
+    await writeSettings(database, settings, entry.base_url)
+  } finally {
+    database.close()
+  }
+  // Merged again under the lock: another change meanwhile is kept (activations only add).
+  return TenantRegistry.update(options.dataDir, (registry) => {
+    const current = registry.get(options.name)
+    current.settings = merged(current.settings)
+    return current.settings
+  })
 }
 
 async function writeSettings(database: TenantDatabase, settings: TenantSettingsType, baseUrl: string) {
