@@ -47,6 +47,8 @@ export interface IngestFileOptions {
   delimiter?: CsvDelimiter
   /** The text encoding (default: UTF-8, or UTF-16 when the file starts with its byte order mark). */
   encoding?: TextEncoding
+  /** The file's facts when the caller has read them already. */
+  facts?: Promise<FileFacts>
 }
 
 export interface IngestFileResult {
@@ -62,8 +64,11 @@ export interface IngestFileResult {
   rows_superseded: number
   rows_rejected: number
   seconds: number
-  /** How the rows were checked: all at once in DuckDB (`sql`), or row by row in JavaScript. */
-  checked: 'sql' | 'rows'
+  /**
+   * How the rows were checked: all at once in DuckDB (`sql`), row by row in JavaScript, or not at
+   * all: the same content was ingested whole before (`unchanged`, the nightly run).
+   */
+  checked: 'sql' | 'rows' | 'unchanged'
   /** Why the SQL path left the file to the row-by-row check (when it was tried). */
   sql_declined?: string
   /** Seconds per phase: checksum, sql (the SQL path, taken or tried), read_and_check, merge (in the transaction), lines. */
@@ -118,7 +123,7 @@ async function ingestUtf8File(
     mark = now
   }
   // The checksum is read beside the SQL path's work (which runs in DuckDB's threads).
-  const factsRead = readFileFacts(path)
+  const factsRead = options.facts ?? readFileFacts(path)
   const checksumRead = factsRead.then((facts) => facts.checksum)
   let sqlDeclined: string | undefined
   if (options.sqlPath !== false && !options.strict && !options.endActiveWorkingHistory && readPath === path) {
@@ -280,6 +285,44 @@ async function ingestUtf8File(
     ...(sqlDeclined !== undefined ? { sql_declined: sqlDeclined } : {}),
     phases,
     rejects,
+  }
+}
+
+/**
+ * The result of a file whose content (its sha256) was ingested into the same entity before with
+ * no row rejected, without reading its rows again (the nightly run), or null when it was not.
+ */
+export async function ingestedBefore(
+  database: TenantDatabase,
+  path: string,
+  format: SourceFormat,
+  kind: EntityKind,
+  facts: Promise<FileFacts>,
+): Promise<IngestFileResult | null> {
+  const started = performance.now()
+  const { checksum } = await facts
+  const earlier = await database.one<{ rows_read: number }>(
+    `SELECT rows_read FROM ingested_files WHERE checksum = $1 AND entity = $2 AND rows_rejected = 0
+      ORDER BY finished_at DESC LIMIT 1`,
+    [checksum, kind.entity],
+  )
+  if (!earlier) return null
+  const rows = Number(earlier.rows_read)
+  return {
+    file: path,
+    entity: kind.entity,
+    format,
+    checksum,
+    rows_read: rows,
+    rows_inserted: 0,
+    rows_updated: 0,
+    rows_unchanged: rows,
+    rows_superseded: 0,
+    rows_rejected: 0,
+    seconds: (performance.now() - started) / 1000,
+    checked: 'unchanged',
+    phases: {},
+    rejects: [],
   }
 }
 

@@ -5,7 +5,7 @@ import { errors, isSkillhouseError } from '../errors/skillhouse-error.js'
 import type { TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { ENTITY_NAMES, type EntityKind, entityKind } from './entity-kinds.js'
-import { type IngestFileResult, ingestFile } from './ingest-file.js'
+import { type IngestFileResult, ingestedBefore, ingestFile, readFileFacts } from './ingest-file.js'
 import { type CsvDelimiter, formatOf, type SourceFormat } from './read-source.js'
 import { removeRejects, writeRejects } from './rejects.js'
 import type { TextEncoding } from './text-encoding.js'
@@ -148,6 +148,11 @@ export interface IngestOptions {
    * with the other files (the nightly run).
    */
   onFileError?: 'stop' | 'skip'
+  /**
+   * Leave a file whose content was ingested into its entity before without a rejected row (the
+   * nightly run: an inbox keeps yesterday's exports); its rows count as unchanged.
+   */
+  skipIngested?: boolean
   onFile?: (file: PlannedFile) => void
   onProgress?: (file: PlannedFile, rowsRead: number) => void
 }
@@ -170,19 +175,26 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
     options.onFile?.(file)
     let ingested: Awaited<ReturnType<typeof ingestFile>>
     try {
-      ingested = await ingestFile({
-        database: options.database,
-        settings: options.settings,
-        path: file.path,
-        format: file.format,
-        kind: file.kind,
-        endActiveWorkingHistory: options.endActiveWorkingHistory === true,
-        strict: options.strict === true,
-        sqlPath: options.sqlPath !== false,
-        ...(options.delimiter ? { delimiter: options.delimiter } : {}),
-        ...(options.encoding ? { encoding: options.encoding } : {}),
-        onProgress: (rows) => options.onProgress?.(file, rows),
-      })
+      const facts = options.skipIngested ? readFileFacts(file.path) : undefined
+      const before = facts
+        ? await ingestedBefore(options.database, file.path, file.format, file.kind, facts)
+        : null
+      ingested =
+        before ??
+        (await ingestFile({
+          database: options.database,
+          settings: options.settings,
+          path: file.path,
+          format: file.format,
+          kind: file.kind,
+          endActiveWorkingHistory: options.endActiveWorkingHistory === true,
+          strict: options.strict === true,
+          sqlPath: options.sqlPath !== false,
+          ...(options.delimiter ? { delimiter: options.delimiter } : {}),
+          ...(options.encoding ? { encoding: options.encoding } : {}),
+          ...(facts ? { facts } : {}),
+          onProgress: (rows) => options.onProgress?.(file, rows),
+        }))
     } catch (error) {
       if (options.onFileError !== 'skip' || !isSkillhouseError(error) || error.exitCode !== 2) throw error
       summary.rejected_files.push({ path: file.path, reason: error.message })

@@ -9,7 +9,7 @@ import { type IngestSummary, ingestPaths, type PlannedFile } from '../ingest/ing
 import type { CsvDelimiter } from '../ingest/read-source.js'
 import type { TextEncoding } from '../ingest/text-encoding.js'
 import { exportAllJobs } from '../matching/match-jobs.js'
-import { jobMatchesText, vacancyMatchesPath } from '../matching/match-output.js'
+import { jobMatchesText } from '../matching/match-output.js'
 import { matchAllEmployees } from '../matching/match-vacancies.js'
 import { VacancyMatchRecord } from '../matching/vacancy-match-schema.js'
 import { checkAsOf, deriveProfiles } from '../profiles/derive.js'
@@ -19,6 +19,7 @@ import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import { AtomicWriteStream, ensureFolder, writeFileAtomic } from '../util/atomic-file.js'
 import { columnsOf, type TabularFormat, writeTable } from './tabular-output.js'
+import { writeVacancyOutputs } from './vacancy-outputs.js'
 
 export interface NightlyRunOptions {
   tenant: OpenTenant
@@ -67,8 +68,15 @@ export interface RunManifest {
   vacancy_matches: {
     /** The folder of the answers (JSON); null when they are one table (`--format`), listed in `outputs`. */
     folder: string | null
+    /** Employees with an answer. */
     employees: number
+    /** Employees matched in this run: those whose data (or the vacancies' side) changed. */
+    computed: number
+    /** Answer files written in this run (their content changed). */
+    written: number
     skipped: { employee_id: string; errors: string[] }[]
+    /** sha256 of each answer file (unchanged ones too), by file name in the folder. */
+    files: Record<string, string>
   }
   timings: Record<string, number>
 }
@@ -206,6 +214,7 @@ async function runStages(
       paths: [options.inbox],
       rejectsDir: join(options.out, 'rejects'),
       onFileError: 'skip',
+      skipIngested: true,
       ...(options.delimiter ? { delimiter: options.delimiter } : {}),
       ...(options.encoding ? { encoding: options.encoding } : {}),
       ...(options.onIngestFile ? { onFile: options.onIngestFile } : {}),
@@ -237,27 +246,29 @@ async function runStages(
   })
 
   const vacancyMatches = await stage('match_vacancies', async () => {
-    let written = 0
+    if (format === 'json') {
+      const written = await writeVacancyOutputs(tenant, options.out)
+      return { ...written, table: null }
+    }
     const rows: Record<string, unknown>[] = []
     const summary = await matchAllEmployees(tenant, {}, {}, (response) => {
-      if (format === 'json') {
-        writeIfChanged(vacancyMatchesPath(options.out, response.employee_id), `${JSON.stringify(response)}\n`)
-      } else {
-        for (const record of response.records) rows.push({ employee_id: response.employee_id, ...record })
-      }
-      written++
+      for (const record of response.records) rows.push({ employee_id: response.employee_id, ...record })
     })
-    const table =
-      format === 'json'
-        ? null
-        : await writeTable(
-            tenant.database,
-            join(options.out, 'matching_vacancies'),
-            format,
-            VACANCY_MATCH_COLUMNS,
-            rows,
-          )
-    return { written, failed: summary.failed, table }
+    const table = await writeTable(
+      tenant.database,
+      join(options.out, 'matching_vacancies'),
+      format,
+      VACANCY_MATCH_COLUMNS,
+      rows,
+    )
+    return {
+      employees: summary.employees - summary.failed.length,
+      computed: summary.employees,
+      written: 1,
+      failed: summary.failed,
+      files: {},
+      table,
+    }
   })
 
   const orgStructure = await stage('org_export', async () => {
@@ -316,8 +327,11 @@ async function runStages(
     events: events.count,
     vacancy_matches: {
       folder: format === 'json' ? 'matching_vacancies' : null,
-      employees: vacancyMatches.written,
+      employees: vacancyMatches.employees,
+      computed: vacancyMatches.computed,
+      written: vacancyMatches.written,
       skipped: vacancyMatches.failed,
+      files: vacancyMatches.files,
     },
     timings,
   }

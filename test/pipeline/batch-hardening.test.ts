@@ -1,7 +1,15 @@
 // The nightly batch as a data team runs it at 2 a.m.: under `script` or a CI pty, with broken
 // exports in the inbox, with --json in scripts, stopped with Ctrl-C, beside other commands.
 import { createHash } from 'node:crypto'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -402,3 +410,68 @@ async function tableRows(out: string, format: string): Promise<Record<string, un
     instance.closeSync()
   }
 }
+
+describe('a nightly run that does only what changed', () => {
+  // A run with no new input re-matched every employee and read every answer file back; the
+  // per-employee files had no checksum in the manifest.
+  it('leaves the answers of unchanged employees unwritten, re-matches only changed employees, and checksums every answer', async () => {
+    const inbox = await generatedInbox()
+    const dataDir = await newTenant()
+    const out = join(temp.dir, 'out-incremental')
+    const nightlyRun = async () => {
+      const answer = await runCli([
+        'run',
+        '--inbox',
+        inbox,
+        '--out',
+        out,
+        '--as-of',
+        '2026-06-30',
+        '--data-dir',
+        dataDir,
+        '--json',
+      ])
+      expect(answer.exitCode, String(answer.stderr)).toBe(0)
+      return JSON.parse(String(answer.stdout)) as RunManifest
+    }
+    const answers = () =>
+      Object.fromEntries(
+        readdirSync(join(out, 'matching_vacancies'))
+          .filter((name) => !name.startsWith('.'))
+          .map((name) => [name, readFileSync(join(out, 'matching_vacancies', name))]),
+      )
+    const sha = (content: Buffer) => createHash('sha256').update(content).digest('hex')
+    const first = await nightlyRun()
+    const files = answers()
+    expect(Object.keys(files).length).toBeGreaterThan(100)
+    expect(first.vacancy_matches.files).toEqual(
+      Object.fromEntries(Object.entries(files).map(([name, content]) => [name, sha(content)])),
+    )
+    const times = Object.fromEntries(
+      Object.keys(files).map((name) => [name, statSync(join(out, 'matching_vacancies', name)).mtimeMs]),
+    )
+
+    const idle = await nightlyRun()
+    expect(idle.vacancy_matches).toMatchObject({
+      computed: 0,
+      written: 0,
+      files: first.vacancy_matches.files,
+    })
+    expect(idle.inputs.every((input) => input.rows > 0)).toBe(true)
+    for (const [name, time] of Object.entries(times))
+      expect(statSync(join(out, 'matching_vacancies', name)).mtimeMs, name).toBe(time)
+
+    // One employee's record changes: that employee alone is matched again.
+    const [first_line, ...rest] = readFileSync(join(inbox, 'employees.ndjson'), 'utf8').split('\n')
+    const employee = {
+      ...(JSON.parse(first_line as string) as Record<string, unknown>),
+      last_name: 'Night-Two',
+    }
+    writeFileSync(join(inbox, 'employees.ndjson'), [JSON.stringify(employee), ...rest].join('\n'))
+    const night = await nightlyRun()
+    expect(night.vacancy_matches.computed).toBe(1)
+    expect(night.vacancy_matches.written).toBeLessThanOrEqual(1)
+    for (const [name, content] of Object.entries(answers()))
+      expect(night.vacancy_matches.files[name], name).toBe(sha(content))
+  }, 600_000)
+})
