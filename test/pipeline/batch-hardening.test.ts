@@ -44,6 +44,10 @@ async function generatedInbox(): Promise<string> {
   return inbox
 }
 
+/** `run --inbox INBOX --out OUT --data-dir DATA …` through the built CLI. */
+const nightly = (inbox: string, out: string, dataDir: string, ...more: string[]) =>
+  runCli(['run', '--inbox', inbox, '--out', out, '--data-dir', dataDir, ...more])
+
 const readManifest = (out: string) =>
   JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as RunManifest
 
@@ -87,7 +91,7 @@ describe('broken files in the inbox', () => {
     writeFileSync(join(inbox, 'organisational_units.csv'), `${csv}\nou-999,"Broken unit\n`)
     const dataDir = await newTenant()
     const out = join(temp.dir, 'out-broken')
-    const run = await runCli(['run', '--inbox', inbox, '--out', out, '--data-dir', dataDir])
+    const run = await nightly(inbox, out, dataDir)
     expect(run.exitCode, String(run.stderr)).toBe(3)
     const manifest = readManifest(out)
     expect(manifest.inputs.map((input) => input.entity)).toContain('skill_events')
@@ -137,7 +141,7 @@ describe('broken files in the inbox', () => {
     expect(String(plain.stdout)).toMatch(/skipped .*employees\.xlsx: a spreadsheet/)
 
     const out = join(temp.dir, 'out-skipped')
-    const run = await runCli(['run', '--inbox', inbox, '--out', out, '--data-dir', dataDir])
+    const run = await nightly(inbox, out, dataDir)
     expect(run.exitCode, String(run.stderr)).toBe(0)
     const skipped = readManifest(out).skipped_inputs.map((entry) => `${entry.file}: ${entry.reason}`)
     expect(skipped.join('\n')).toMatch(/courses\.csv: empty file/)
@@ -202,17 +206,7 @@ describe('a run stopped or holding the tenant', () => {
     const dataDir = await newTenant()
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       const out = join(temp.dir, `out-${signal}`)
-      const child = runCli([
-        'run',
-        '--inbox',
-        inbox,
-        '--out',
-        out,
-        '--as-of',
-        '2026-06-30',
-        '--data-dir',
-        dataDir,
-      ])
+      const child = nightly(inbox, out, dataDir, '--as-of', '2026-06-30')
       await stderrShows(child, 'stage derive')
       child.kill(signal)
       const ended = await child
@@ -224,15 +218,7 @@ describe('a run stopped or holding the tenant', () => {
       expect(existsSync(join(dataDir, 'b.duckdb.run.json'))).toBe(false)
     }
     // The next run finishes the work.
-    const rerun = await runCli([
-      'run',
-      '--inbox',
-      inbox,
-      '--out',
-      join(temp.dir, 'out-after'),
-      '--data-dir',
-      dataDir,
-    ])
+    const rerun = await nightly(inbox, join(temp.dir, 'out-after'), dataDir)
     expect(rerun.exitCode, String(rerun.stderr)).toBe(0)
   })
 
@@ -240,15 +226,7 @@ describe('a run stopped or holding the tenant', () => {
   it('lets tenant list answer and names the run, its stage and since when to other commands', async () => {
     const inbox = await generatedInbox()
     const dataDir = await newTenant()
-    const child = runCli([
-      'run',
-      '--inbox',
-      inbox,
-      '--out',
-      join(temp.dir, 'out-held'),
-      '--data-dir',
-      dataDir,
-    ])
+    const child = nightly(inbox, join(temp.dir, 'out-held'), dataDir)
     await stderrShows(child, 'stage derive')
     // Stopped where it is: it holds the database and its status file says where it stands.
     child.kill('SIGSTOP')
@@ -344,19 +322,7 @@ describe('match tables', () => {
       ])
       expect(created.exitCode, String(created.stderr)).toBe(0)
       const out = join(temp.dir, `out-tables-${format}`)
-      const run = await runCli([
-        'run',
-        '--inbox',
-        inbox,
-        '--out',
-        out,
-        '--as-of',
-        '2026-06-30',
-        '--format',
-        format,
-        '--data-dir',
-        dataDir,
-      ])
+      const run = await nightly(inbox, out, dataDir, '--as-of', '2026-06-30', '--format', format)
       expect(run.exitCode, String(run.stderr)).toBe(0)
       matches[format] = (await tableRows(out, format)).sort(
         (a, b) => String(a.job_id).localeCompare(String(b.job_id)) || Number(a.rank) - Number(b.rank),
@@ -419,18 +385,7 @@ describe('a nightly run that does only what changed', () => {
     const dataDir = await newTenant()
     const out = join(temp.dir, 'out-incremental')
     const nightlyRun = async () => {
-      const answer = await runCli([
-        'run',
-        '--inbox',
-        inbox,
-        '--out',
-        out,
-        '--as-of',
-        '2026-06-30',
-        '--data-dir',
-        dataDir,
-        '--json',
-      ])
+      const answer = await nightly(inbox, out, dataDir, '--as-of', '2026-06-30', '--json')
       expect(answer.exitCode, String(answer.stderr)).toBe(0)
       return JSON.parse(String(answer.stdout)) as RunManifest
     }
