@@ -6,13 +6,12 @@ import { errors } from '../src/errors/skillhouse-error.js'
 import { defaultExtractor, extractorFor } from '../src/extraction/extractor-cache.js'
 import type { ExtractedSkill, SkillExtractor } from '../src/extraction/skill-extractor.js'
 import { toVocabLanguage, VENDORS } from '../src/schemas/index.js'
-import { TenantRegistry } from '../src/tenants/tenant-registry.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
 
 export default class Extract extends SkillhouseCommand {
   static override summary = 'Ranked skills found in free text'
   static override description =
-    "Uses the tenant's vocabulary (--tenant, or the only tenant), else the embedded default vocabulary. With --file, one result per input line; with --json, one JSON array per input line (NDJSON) of {skill_id, skill_name, score, span}."
+    "Uses the embedded default vocabulary, or with --tenant that tenant's vocabulary (its custom skills and activated vendors). With --file, one result per input line; with --json, one JSON array per input line (NDJSON) of {skill_id, skill_name, score, span}."
   static override examples = [
     '<%= config.bin %> extract "Built ETL pipelines in Python and SQL on Azure"',
     '<%= config.bin %> extract --file cv-lines.txt --language nl --top 5 --json',
@@ -51,7 +50,8 @@ export default class Extract extends SkillhouseCommand {
       ...(flags.top ? { top: flags.top } : {}),
     }
     const dataDir = this.dataDir(flags)
-    const useTenant = flags.tenant !== undefined || TenantRegistry.load(dataDir).list().length > 0
+    // Without --tenant the embedded vocabulary, however many tenants the data directory holds.
+    const useTenant = flags.tenant !== undefined
     const work = async (extractor: SkillExtractor) => {
       if (!flags.file) {
         const result = extractor.extract(args.text as string, options)

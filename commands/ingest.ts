@@ -1,8 +1,9 @@
 import { Args, Flags } from '@oclif/core'
-import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import { ENTITY_NAMES } from '../src/ingest/entity-kinds.js'
 import { type IngestSummary, ingestPaths } from '../src/ingest/ingest-paths.js'
+import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
+import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
 
 export default class Ingest extends SkillhouseCommand {
@@ -24,6 +25,16 @@ export default class Ingest extends SkillhouseCommand {
       description: "new skill events end their employee's active working history (events without end_date)",
     }),
     strict: Flags.boolean({ description: 'reject skill events from which no skill profile can be built' }),
+    delimiter: Flags.string({
+      description:
+        "field delimiter of CSV files (default ','; a file that looks otherwise is refused naming its delimiter)",
+      options: [...CSV_DELIMITERS],
+    }),
+    encoding: Flags.string({
+      description:
+        'text encoding of the files (default UTF-8, or UTF-16 when a file starts with its byte order mark)',
+      options: [...TEXT_ENCODINGS],
+    }),
     progress: Flags.boolean({
       description:
         'write progress lines to stderr even when it is not a terminal (for the logs of scheduled jobs)',
@@ -32,14 +43,7 @@ export default class Ingest extends SkillhouseCommand {
 
   async run(): Promise<IngestSummary> {
     const { argv, flags } = await this.parse(Ingest)
-    const spinner = this.interactive ? ora({ stream: process.stderr }) : undefined
-    let fileStarted = 0
-    let lastLine = 0
-    const logProgress = flags.progress && !spinner
-    const progressLine = (text: string) => {
-      lastLine = performance.now()
-      process.stderr.write(`progress ${text}\n`)
-    }
+    const progress = this.progressReport(flags.progress)
     const summary = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       ingestPaths({
         database: tenant.database,
@@ -49,30 +53,22 @@ export default class Ingest extends SkillhouseCommand {
         rejectsDir: flags['rejects-dir'],
         endActiveWorkingHistory: flags['end-active-working-history'],
         strict: flags.strict,
-        onFile: (file) => {
-          fileStarted = performance.now()
-          spinner?.start(`${file.kind.entity} ← ${file.path}`)
-          if (logProgress) progressLine(`${file.kind.entity} ${file.path} started`)
-        },
-        onProgress: (file, rows) => {
-          const rate = Math.round(rows / Math.max((performance.now() - fileStarted) / 1000, 0.001))
-          const text = `${file.kind.entity} ← ${file.path}: ${rows.toLocaleString('en')} rows (${rate.toLocaleString('en')} rows/s)`
-          if (spinner) spinner.text = text
-          else if (logProgress && performance.now() - lastLine > 500)
-            progressLine(`${file.kind.entity} ${rows} rows ${rate} rows/s`)
-        },
+        ...(flags.delimiter ? { delimiter: flags.delimiter as CsvDelimiter } : {}),
+        ...(flags.encoding ? { encoding: flags.encoding as TextEncoding } : {}),
+        onFile: (file) => progress.stage(`${file.kind.entity} ← ${file.path}`),
+        onProgress: (_file, rows) => progress.rows(rows),
       }),
-    )
-    spinner?.stop()
+    ).finally(() => progress.stop())
     for (const file of summary.files) {
       this.log(
         `${file.entity.padEnd(28)} ${String(file.rows_read).padStart(9)} read ${String(file.rows_inserted).padStart(9)} new ${String(file.rows_updated).padStart(7)} updated ${String(file.rows_unchanged).padStart(9)} unchanged ${String(file.rows_rejected).padStart(6)} rejected  ${file.file}`,
       )
       if (file.rejects_file) this.log(`${''.padEnd(28)} rejects: ${file.rejects_file}`)
     }
-    for (const skipped of summary.skipped) this.note(`skipped ${skipped.path}: ${skipped.reason}`)
+    for (const skipped of summary.skipped)
+      this.log(`${'skipped'.padEnd(28)} ${skipped.path}: ${skipped.reason}`)
     this.log(
-      `${summary.rows_read} rows read, ${summary.rows_written} written, ${summary.rows_rejected} rejected in ${summary.seconds.toFixed(1)} s`,
+      `${summary.rows_read} rows read, ${summary.rows_written} written, ${summary.rows_rejected} rejected${summary.skipped.length ? `, ${summary.skipped.length} files skipped` : ''} in ${summary.seconds.toFixed(1)} s`,
     )
     if (summary.rows_rejected > 0) process.exitCode = 3
     return summary

@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs'
 import { Flags } from '@oclif/core'
-import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import { errors } from '../src/errors/skillhouse-error.js'
+import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
+import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
 import { type RunManifest, runNightly } from '../src/pipeline/nightly-run.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
 
@@ -17,6 +18,15 @@ export default class Run extends SkillhouseCommand {
     inbox: Flags.string({ description: 'folder of data files to ingest', required: true }),
     out: Flags.string({ description: 'folder for outputs, events and manifest.json', required: true }),
     'as-of': Flags.string({ description: 'derive profiles as of this date (YYYY-MM-DD; default today)' }),
+    delimiter: Flags.string({
+      description: "field delimiter of the inbox's CSV files (default ',')",
+      options: [...CSV_DELIMITERS],
+    }),
+    encoding: Flags.string({
+      description:
+        "text encoding of the inbox's files (default UTF-8, or UTF-16 marked by its byte order mark)",
+      options: [...TEXT_ENCODINGS],
+    }),
     format: Flags.string({
       description: 'matching results as the spec JSON, or as one table each in NDJSON, Parquet or Arrow',
       options: ['json', 'ndjson', 'parquet', 'arrow'],
@@ -30,7 +40,8 @@ export default class Run extends SkillhouseCommand {
       throw errors.badRequest(
         `--inbox ${flags.inbox}: must be a folder that exists (the data files to ingest)`,
       )
-    const spinner = this.interactive ? ora({ stream: process.stderr }).start('nightly job') : undefined
+    // A log of the nightly job shows each stage and ingest's rows/s even when it is no terminal.
+    const progress = this.progressReport(true)
     const manifest = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       runNightly({
         tenant,
@@ -38,18 +49,20 @@ export default class Run extends SkillhouseCommand {
         out: flags.out,
         ...(flags['as-of'] ? { asOf: flags['as-of'] } : {}),
         format: flags.format as 'json',
-        onStage: (stage) => {
-          if (spinner) spinner.text = `nightly job: ${stage}`
-          else this.note(`stage ${stage}`)
-        },
+        ...(flags.delimiter ? { delimiter: flags.delimiter as CsvDelimiter } : {}),
+        ...(flags.encoding ? { encoding: flags.encoding as TextEncoding } : {}),
+        onStage: (stage) => progress.stage(`stage ${stage}`),
+        onIngestFile: (file) => progress.stage(`stage ingest: ${file.kind.entity} ← ${file.path}`),
+        onIngestRows: (rows) => progress.rows(rows),
       }),
-    )
-    spinner?.stop()
+    ).finally(() => progress.stop())
     this.log(
       `run ${manifest.run_id}: ${manifest.inputs.length} input files, ${manifest.rejected_rows} rejected rows, ${manifest.events} events`,
     )
+    for (const skipped of manifest.skipped_inputs) this.log(`skipped ${skipped.file}: ${skipped.reason}`)
+    for (const rejected of manifest.rejected_inputs) this.log(`rejected ${rejected.file}: ${rejected.reason}`)
     this.log(`outputs in ${flags.out} (manifest.json)`)
-    if (manifest.rejected_rows > 0) process.exitCode = 3
+    if (manifest.rejected_rows > 0 || manifest.rejected_inputs.length > 0) process.exitCode = 3
     return manifest
   }
 }

@@ -13,9 +13,11 @@ export default class TenantList extends SkillhouseCommand {
       const counts = tenant.counts
         ? `${tenant.counts.employees} employees, ${tenant.counts.skill_events} skill events, ${tenant.counts.jobs} jobs, ${tenant.counts.vacancies} vacancies`
         : `(${tenant.note})`
-      const lastRun = tenant.last_run
-        ? `last run ${tenant.last_run.run_id} ${tenant.last_run.status}`
-        : 'no run yet'
+      const lastRun = tenant.running
+        ? `running ${tenant.running.run_id} (stage ${tenant.running.stage} since ${tenant.running.since})`
+        : tenant.last_run
+          ? `last run ${tenant.last_run.run_id} ${tenant.last_run.status}`
+          : 'no run yet'
       this.log(`${tenant.tenant}\t${tenant.region}\t${tenant.model_configuration}\t${counts}\t${lastRun}`)
     }
     return tenants

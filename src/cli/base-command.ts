@@ -1,6 +1,7 @@
 import { Command, Flags, type Interfaces } from '@oclif/core'
-import { isSkillhouseError } from '../errors/skillhouse-error.js'
+import { errors, isSkillhouseError } from '../errors/skillhouse-error.js'
 import { resolveDataDir } from '../tenants/data-directory.js'
+import { canDrawSpinner, ProgressReport } from './progress-report.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof SkillhouseCommand)['baseFlags'] & T['flags']
@@ -31,11 +32,27 @@ export abstract class SkillhouseCommand extends Command {
     if (!this.jsonEnabled()) process.stderr.write(`${message}\n`)
   }
 
+  /** Whether a spinner is drawn: a terminal wide enough to hold its line, and no --json. */
   protected get interactive(): boolean {
-    return Boolean(process.stderr.isTTY) && !this.jsonEnabled()
+    return canDrawSpinner(process.stderr) && !this.jsonEnabled()
+  }
+
+  /**
+   * How long work reports progress: a spinner where one can be drawn; plain lines every few
+   * seconds on a terminal that cannot draw one (width 0) or when `lines` asks for them (a log);
+   * nothing with --json.
+   */
+  protected progressReport(lines = false): ProgressReport {
+    if (this.jsonEnabled()) return new ProgressReport('quiet')
+    if (this.interactive) return new ProgressReport('spinner')
+    return new ProgressReport(lines || process.stderr.isTTY ? 'lines' : 'quiet')
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    // A usage error of oclif's parser (a missing or unknown flag or argument, a value not among
+    // the options, a --file that is not there) becomes a 400 like ours: one line, exit 2, and
+    // with --json `{"error": …}` instead of the parser's internals.
+    if (isParseError(error)) error = usageError(this.id, error)
     if (isSkillhouseError(error)) {
       if (this.jsonEnabled()) this.logJson({ error: { status: error.status, body: error.toBody() } })
       // One plain line per problem, unwrapped, so that it can be read and grepped at 2 a.m.
@@ -44,6 +61,23 @@ export abstract class SkillhouseCommand extends Command {
     }
     return super.catch(error)
   }
+}
+
+/** oclif's parse errors carry what was parsed; a flag's own parse (Flags.file) fails as "Parsing --NAME". */
+function isParseError(error: Error): boolean {
+  return 'parse' in error || /^Parsing --/.test(error.message)
+}
+
+/** The parser's message as one line: what is wrong, and where the command's help is. */
+function usageError(command: string | undefined, error: Error) {
+  const message = error.message
+    .replace(/\n?See more help with --help/g, '')
+    .replace(/^Parsing (--\S+)\s*/, '$1: ')
+    .replace(/^The following error occurred:\s*/, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
+  const help = command ? `skillhouse ${command.replaceAll(':', ' ')} --help` : 'skillhouse --help'
+  return errors.badRequest(`${message}; see ${help}`)
 }
 
 /** The `--tenant` flag of commands that work on one tenant. */

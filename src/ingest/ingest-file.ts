@@ -1,18 +1,34 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { basename } from 'node:path'
+import { errors } from '../errors/skillhouse-error.js'
 import type { EventInput } from '../profiles/evidence.js'
 import { strictCheck } from '../profiles/strict-check.js'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind } from './entity-kinds.js'
 import { checkInParallel, PARALLEL_PARTS, useParallelCheck } from './parallel-ndjson.js'
-import { csvRecordLines, readSource, type SourceFormat, type SourceRow } from './read-source.js'
+import {
+  type CsvDelimiter,
+  csvDelimiterProblem,
+  csvRecordLines,
+  readSource,
+  type SourceFormat,
+  type SourceRow,
+} from './read-source.js'
 import { ReferenceIndex } from './reference-index.js'
 import type { Problem, Reject } from './rejects.js'
 import { checkRow, type RowCheckContext } from './row-check.js'
 import { ingestInSql } from './sql-ingest.js'
 import { stagingFor } from './staging.js'
+import {
+  encodingOf,
+  type InvalidUtf8,
+  notUtf8,
+  type TextEncoding,
+  transcodeToUtf8,
+  Utf8Check,
+} from './text-encoding.js'
 
 export interface IngestFileOptions {
   database: TenantDatabase
@@ -27,6 +43,12 @@ export interface IngestFileOptions {
   strict?: boolean
   /** Try the SQL path first (sql-ingest.ts; default true): false checks every row in JavaScript. */
   sqlPath?: boolean
+  /** The CSV field delimiter (default comma). */
+  delimiter?: CsvDelimiter
+  /** The text encoding (default: UTF-8, or UTF-16 when the file starts with its byte order mark). */
+  encoding?: TextEncoding
+  /** The file's facts when the caller has read them already. */
+  facts?: Promise<FileFacts>
 }
 
 export interface IngestFileResult {
@@ -42,8 +64,11 @@ export interface IngestFileResult {
   rows_superseded: number
   rows_rejected: number
   seconds: number
-  /** How the rows were checked: all at once in DuckDB (`sql`), or row by row in JavaScript. */
-  checked: 'sql' | 'rows'
+  /**
+   * How the rows were checked: all at once in DuckDB (`sql`), row by row in JavaScript, or not at
+   * all: the same content was ingested whole before (`unchanged`, the nightly run).
+   */
+  checked: 'sql' | 'rows' | 'unchanged'
   /** Why the SQL path left the file to the row-by-row check (when it was tried). */
   sql_declined?: string
   /** Seconds per phase: checksum, sql (the SQL path, taken or tried), read_and_check, merge (in the transaction), lines. */
@@ -66,9 +91,30 @@ export interface GoodRow {
  * content is rejected, the identical row again changes nothing.
  */
 export async function ingestFile(options: IngestFileOptions): Promise<IngestFileResult> {
+  const encoding = options.format === 'parquet' ? 'utf-8' : encodingOf(options.path, options.encoding)
+  if (encoding === 'utf-8') return ingestUtf8File(options, options.path, encoding)
+  // Text in another encoding is read from a UTF-8 copy; its checksum and name stay the file's own.
+  const copy = await transcodeToUtf8(options.path, encoding)
+  try {
+    return await ingestUtf8File(options, copy.path, encoding)
+  } finally {
+    copy.done()
+  }
+}
+
+async function ingestUtf8File(
+  options: IngestFileOptions,
+  readPath: string,
+  encoding: TextEncoding,
+): Promise<IngestFileResult> {
   const started = performance.now()
   const { database, kind, path } = options
   const file = basename(path)
+  const delimiter = options.delimiter ?? ','
+  if (options.format === 'csv') {
+    const problem = await csvDelimiterProblem(readPath, delimiter)
+    if (problem) throw errors.badRequest(problem.replace(readPath, path))
+  }
   const phases: Record<string, number> = {}
   let mark = performance.now()
   const phase = (name: string) => {
@@ -77,16 +123,17 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     mark = now
   }
   // The checksum is read beside the SQL path's work (which runs in DuckDB's threads).
-  const factsRead = readFileFacts(path)
+  const factsRead = options.facts ?? readFileFacts(path)
   const checksumRead = factsRead.then((facts) => facts.checksum)
   let sqlDeclined: string | undefined
-  if (options.sqlPath !== false && !options.strict && !options.endActiveWorkingHistory) {
+  if (options.sqlPath !== false && !options.strict && !options.endActiveWorkingHistory && readPath === path) {
     const sql = await ingestInSql({
       database,
       settings: options.settings,
       path,
       format: options.format,
       kind,
+      delimiter,
       facts: factsRead,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     })
@@ -113,6 +160,9 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     if (kind.storage === 'skill_events') sqlDeclined = sql.declined
   }
   const checksum = await checksumRead
+  const facts = await factsRead
+  if (options.format !== 'parquet' && encoding === 'utf-8' && facts.invalidUtf8)
+    throw notUtf8(path, facts.invalidUtf8)
   phase('checksum')
   const definitions = await loadDefinitions(database, kind)
   const references = new ReferenceIndex(database)
@@ -137,22 +187,24 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   const context: RowCheckContext = { kind, settings: options.settings, definitions, references }
 
   const strict = options.strict && kind.storage === 'skill_events' ? await strictCheck(database) : undefined
-  if (!strict && useParallelCheck(kind, options.format, path) && staging.prepareParts) {
+  if (!strict && useParallelCheck(kind, options.format, readPath) && staging.prepareParts) {
     const checked = await checkInParallel({
-      path,
+      path: readPath,
       format: options.format as 'ndjson' | 'csv',
       kind,
       settings: options.settings,
       definitions,
       referenceIds: references.ids(),
+      delimiter,
       onRows: await staging.prepareParts(PARALLEL_PARTS),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     })
     rowsRead = checked.rowsRead
     rejects.push(...checked.rejects)
   } else {
-    for await (const batch of readSource(path, options.format, {
+    for await (const batch of readSource(readPath, options.format, {
       schema: kind.schema,
+      delimiter,
       ...(definitions ? { customPropertyTypes: definitions } : {}),
     })) {
       for (const source of batch) {
@@ -215,7 +267,7 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
   phase('merge')
 
   if (options.format === 'csv' && rejects.some((entry) => entry.line === null)) {
-    await assignCsvLines(path, rejects)
+    await assignCsvLines(readPath, rejects)
   }
   return {
     file: path,
@@ -233,6 +285,44 @@ export async function ingestFile(options: IngestFileOptions): Promise<IngestFile
     ...(sqlDeclined !== undefined ? { sql_declined: sqlDeclined } : {}),
     phases,
     rejects,
+  }
+}
+
+/**
+ * The result of a file whose content (its sha256) was ingested into the same entity before with
+ * no row rejected, without reading its rows again (the nightly run), or null when it was not.
+ */
+export async function ingestedBefore(
+  database: TenantDatabase,
+  path: string,
+  format: SourceFormat,
+  kind: EntityKind,
+  facts: Promise<FileFacts>,
+): Promise<IngestFileResult | null> {
+  const started = performance.now()
+  const { checksum } = await facts
+  const earlier = await database.one<{ rows_read: number }>(
+    `SELECT rows_read FROM ingested_files WHERE checksum = $1 AND entity = $2 AND rows_rejected = 0
+      ORDER BY finished_at DESC LIMIT 1`,
+    [checksum, kind.entity],
+  )
+  if (!earlier) return null
+  const rows = Number(earlier.rows_read)
+  return {
+    file: path,
+    entity: kind.entity,
+    format,
+    checksum,
+    rows_read: rows,
+    rows_inserted: 0,
+    rows_updated: 0,
+    rows_unchanged: rows,
+    rows_superseded: 0,
+    rows_rejected: 0,
+    seconds: (performance.now() - started) / 1000,
+    checked: 'unchanged',
+    phases: {},
+    rejects: [],
   }
 }
 
@@ -318,6 +408,8 @@ export interface FileFacts {
   checksum: string
   longestLine: number
   formFeedOrVerticalTab: boolean
+  /** Where the file stops being UTF-8, or null. */
+  invalidUtf8: InvalidUtf8 | null
 }
 
 export async function readFileFacts(path: string): Promise<FileFacts> {
@@ -326,9 +418,11 @@ export async function readFileFacts(path: string): Promise<FileFacts> {
   let lineStart = 0
   let offset = 0
   let formFeedOrVerticalTab = false
+  const utf8 = new Utf8Check()
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22 })) {
     const bytes = chunk as Buffer
     hash.update(bytes)
+    utf8.push(bytes)
     if (!formFeedOrVerticalTab) formFeedOrVerticalTab = bytes.includes(0x0c) || bytes.includes(0x0b)
     for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) {
       longestLine = Math.max(longestLine, offset + at - lineStart)
@@ -337,5 +431,5 @@ export async function readFileFacts(path: string): Promise<FileFacts> {
     offset += bytes.length
   }
   longestLine = Math.max(longestLine, offset - lineStart)
-  return { checksum: hash.digest('hex'), longestLine, formFeedOrVerticalTab }
+  return { checksum: hash.digest('hex'), longestLine, formFeedOrVerticalTab, invalidUtf8: utf8.end() }
 }

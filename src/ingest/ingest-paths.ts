@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, type Stats, statSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
-import { errors } from '../errors/skillhouse-error.js'
+import { basename, dirname, extname, join, resolve } from 'node:path'
+import { errors, isSkillhouseError } from '../errors/skillhouse-error.js'
 import type { TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { ENTITY_NAMES, type EntityKind, entityKind } from './entity-kinds.js'
-import { type IngestFileResult, ingestFile } from './ingest-file.js'
-import { formatOf, type SourceFormat } from './read-source.js'
+import { type IngestFileResult, ingestedBefore, ingestFile, readFileFacts } from './ingest-file.js'
+import { type CsvDelimiter, formatOf, type SourceFormat } from './read-source.js'
 import { removeRejects, writeRejects } from './rejects.js'
+import type { TextEncoding } from './text-encoding.js'
 
 export interface PlannedFile {
   path: string
@@ -17,7 +18,10 @@ export interface PlannedFile {
 
 export interface IngestSummary {
   files: (Omit<IngestFileResult, 'rejects'> & { rejects_file: string | null })[]
+  /** Files not read: not data files (an Excel workbook, a folder), or empty. */
   skipped: { path: string; reason: string }[]
+  /** Data files refused whole (an encoding, a file that is no JSON), when ingest goes on past them. */
+  rejected_files: { path: string; reason: string }[]
   rows_read: number
   rows_written: number
   rows_rejected: number
@@ -61,11 +65,17 @@ export function planIngest(
       const format = formatOf(file)
       const kind = entityOfFile(file, entity)
       if (format && kind) {
-        files.push({ path: file, format, kind })
+        // An empty file holds no rows, not even a header: an export that wrote nothing.
+        if (statSync(file).size === 0)
+          skipped.push({
+            path: file,
+            reason: 'empty file (0 bytes): no header and no rows; was the export cut short?',
+          })
+        else files.push({ path: file, format, kind })
         continue
       }
       const reason = !format
-        ? 'not a CSV, NDJSON, JSON or Parquet file'
+        ? notDataReason(file)
         : `its name does not start with an entity (${ENTITY_NAMES.join(', ')}); rename it or pass --entity`
       if (explicit) throw errors.badRequest(`${given}: ${reason}`)
       skipped.push({ path: file, reason })
@@ -73,6 +83,14 @@ export function planIngest(
   }
   files.sort((a, b) => a.kind.order - b.kind.order || a.path.localeCompare(b.path))
   return { files, skipped }
+}
+
+/** Why a file of an unknown kind is not read, with what to do when it is a spreadsheet. */
+function notDataReason(path: string): string {
+  const extension = extname(path).toLowerCase()
+  if (['.xlsx', '.xls', '.xlsm', '.xlsb', '.ods'].includes(extension))
+    return `a spreadsheet (${extension}), not a data file skillhouse reads; save each sheet as CSV UTF-8 named after its entity (e.g. employees.csv)`
+  return 'not a CSV, NDJSON, JSON or Parquet file (.csv, .ndjson, .jsonl, .json, .parquet)'
 }
 
 /** Why an entry of a folder is not read as a data file, or null for a file. */
@@ -122,6 +140,19 @@ export interface IngestOptions {
   strict?: boolean
   /** See IngestFileOptions.sqlPath. */
   sqlPath?: boolean
+  delimiter?: CsvDelimiter
+  encoding?: TextEncoding
+  /**
+   * A data file that cannot be read at all (bad input, exit 2): `stop` ends the ingest with its
+   * error (the default, as for `ingest FILE`); `skip` lists it in `rejected_files` and goes on
+   * with the other files (the nightly run).
+   */
+  onFileError?: 'stop' | 'skip'
+  /**
+   * Leave a file whose content was ingested into its entity before without a rejected row (the
+   * nightly run: an inbox keeps yesterday's exports); its rows count as unchanged.
+   */
+  skipIngested?: boolean
   onFile?: (file: PlannedFile) => void
   onProgress?: (file: PlannedFile, rowsRead: number) => void
 }
@@ -133,6 +164,7 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
   const summary: IngestSummary = {
     files: [],
     skipped: plan.skipped,
+    rejected_files: [],
     rows_read: 0,
     rows_written: 0,
     rows_rejected: 0,
@@ -141,17 +173,34 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
   const names = rejectsNames(plan.files)
   for (const file of plan.files) {
     options.onFile?.(file)
-    const { rejects, ...result } = await ingestFile({
-      database: options.database,
-      settings: options.settings,
-      path: file.path,
-      format: file.format,
-      kind: file.kind,
-      endActiveWorkingHistory: options.endActiveWorkingHistory === true,
-      strict: options.strict === true,
-      sqlPath: options.sqlPath !== false,
-      onProgress: (rows) => options.onProgress?.(file, rows),
-    })
+    let ingested: Awaited<ReturnType<typeof ingestFile>>
+    try {
+      const facts = options.skipIngested ? readFileFacts(file.path) : undefined
+      const before = facts
+        ? await ingestedBefore(options.database, file.path, file.format, file.kind, facts)
+        : null
+      ingested =
+        before ??
+        (await ingestFile({
+          database: options.database,
+          settings: options.settings,
+          path: file.path,
+          format: file.format,
+          kind: file.kind,
+          endActiveWorkingHistory: options.endActiveWorkingHistory === true,
+          strict: options.strict === true,
+          sqlPath: options.sqlPath !== false,
+          ...(options.delimiter ? { delimiter: options.delimiter } : {}),
+          ...(options.encoding ? { encoding: options.encoding } : {}),
+          ...(facts ? { facts } : {}),
+          onProgress: (rows) => options.onProgress?.(file, rows),
+        }))
+    } catch (error) {
+      if (options.onFileError !== 'skip' || !isSkillhouseError(error) || error.exitCode !== 2) throw error
+      summary.rejected_files.push({ path: file.path, reason: error.message })
+      continue
+    }
+    const { rejects, ...result } = ingested
     const rejectsName = names.get(file.path) ?? basename(file.path)
     // An input without rejected rows leaves no rejects file (one of an earlier ingest is removed).
     const rejectsFile = rejects.length

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
 import type { NdjsonCheckMessage, NdjsonCheckTask } from './ndjson-check-worker.js'
-import { csvToCellLines } from './read-source.js'
+import { type CsvDelimiter, csvToCellLines } from './read-source.js'
 import type { Reject } from './rejects.js'
 import type { StagedColumns } from './staged-columns.js'
 import { stagingFile } from './staging.js'
@@ -49,13 +49,14 @@ export async function checkInParallel(options: {
   referenceIds: Partial<Record<ReferenceTarget, string[]>>
   onRows: (part: number, columns: StagedColumns) => void
   onProgress?: (rows: number) => void
+  delimiter?: CsvDelimiter
 }): Promise<ParallelCheckResult> {
   const cellsFile = options.format === 'csv' ? stagingFile('cells') : undefined
   try {
     const rejects: Reject[] = []
     const file = basename(options.path)
     if (cellsFile) {
-      for (const problem of await csvToCellLines(options.path, cellsFile)) {
+      for (const problem of await csvToCellLines(options.path, cellsFile, options.delimiter)) {
         const reason = problem.problem?.message ?? 'rejected'
         const field = problem.problem?.field ?? ''
         rejects.push({ file, line: problem.line, row: 0, field, reason, problems: [{ field, reason }] })

@@ -1,5 +1,9 @@
-import { createReadStream } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { createReadStream, createWriteStream, rmSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pipeline } from 'node:stream/promises'
 import type { DuckDBValue } from '@duckdb/node-api'
 import type { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
@@ -23,6 +27,8 @@ export interface SourceRow {
 
 export interface ReadOptions {
   schema: z.ZodType
+  /** The CSV field delimiter (default comma). */
+  delimiter?: CsvDelimiter
   customPropertyTypes?: ReadonlyMap<string, PropertyType>
 }
 
@@ -152,25 +158,151 @@ async function scratch() {
   return { instance, connection: await instance.connect() }
 }
 
+/** Field delimiters a CSV file may use (`ingest --delimiter`); comma unless told. */
+export const CSV_DELIMITERS = [',', ';', 'tab', '|'] as const
+export type CsvDelimiter = (typeof CSV_DELIMITERS)[number]
+
+/** The delimiter as a SQL literal: one of the constants above, never text from the user. */
+const DELIMITER_SQL: Record<CsvDelimiter, string> = { ',': "','", ';': "';'", tab: "'\\t'", '|': "'|'" }
+
 /**
  * DuckDB's CSV reader as ingest reads a file. A file with a line longer than the reader's default
  * limit (2 MB) fails whole; it is read again allowing lines of LIMITS.lineChars characters in
  * UTF-8 (a larger limit for every file doubles the time and memory of the read).
  */
-const csvSource = (longLines = false) =>
-  `read_csv($path, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', store_rejects = true, rejects_scan = 'scan', rejects_table = 'errors'${longLines ? `, max_line_size = ${LIMITS.lineChars * 4}` : ''})`
+export const csvReaderOptions = (delimiter: CsvDelimiter = ',') =>
+  `all_varchar = true, header = true, delim = ${DELIMITER_SQL[delimiter]}, quote = '"', escape = '"'`
 
-/** `run(source)` with the default reader, then once more allowing long lines if that failed; a 400 naming the file if both did. */
-async function withCsvReader<T>(path: string, run: (source: string) => Promise<T>): Promise<T> {
-  try {
-    return await run(csvSource())
-  } catch (error) {
+const csvSource = (delimiter: CsvDelimiter, longLines = false) =>
+  `read_csv($path, ${csvReaderOptions(delimiter)}, store_rejects = true, rejects_scan = 'scan', rejects_table = 'errors'${longLines ? `, max_line_size = ${LIMITS.lineChars * 4}` : ''})`
+
+const DELIMITER_CHARS: Record<CsvDelimiter, string> = { ',': ',', ';': ';', tab: '\t', '|': '|' }
+const DELIMITER_NAMES: Record<CsvDelimiter, string> = { ',': ',', ';': ';', tab: 'tab', '|': '|' }
+
+/**
+ * Why a CSV file's header line does not fit the delimiter it is read with (it holds none of it
+ * but another delimiter: a `;`-separated export read as comma-separated), or null.
+ */
+export async function csvDelimiterProblem(path: string, delimiter: CsvDelimiter): Promise<string | null> {
+  const header = withoutByteOrderMark((await readPrefix(path, 0, 64 * 1024)).split('\n')[0] ?? '')
+  const unquoted = header.replace(/"[^"]*"/g, '')
+  if (unquoted.includes(DELIMITER_CHARS[delimiter])) return null
+  const found = CSV_DELIMITERS.filter(
+    (other) => other !== delimiter && unquoted.includes(DELIMITER_CHARS[other]),
+  )
+  const likely = found[0]
+  if (likely === undefined) return null
+  const shown = header.length > 120 ? `${header.slice(0, 120)}…` : header
+  return `${path} looks ${likely === 'tab' ? 'tab' : `${likely}`}-separated, not ${DELIMITER_NAMES[delimiter]}-separated: its header line is "${shown.trim()}"; pass --delimiter '${DELIMITER_NAMES[likely]}' (valid: ${CSV_DELIMITERS.map((name) => `'${name}'`).join(', ')})`
+}
+
+/** A CSV file as it is read: the path DuckDB reads, the row it could not take, and the cleanup. */
+interface CsvRead<T> {
+  value: T
+  /** The file itself, or a copy without an unterminated last record. */
+  readPath: string
+  /** That last record, as a problem with its line. */
+  tail: SourceRow | null
+  done: () => void
+}
+
+/**
+ * `run(source)` with the default reader, then once more allowing long lines if that failed. A
+ * file that ends inside a quoted field (a truncated export) fails DuckDB's reader whole: the
+ * records before it are read from a copy without it, and it becomes a problem row naming the
+ * line its quote opened on. A 400 naming the file if nothing helped.
+ */
+async function withCsvReader<T>(
+  path: string,
+  delimiter: CsvDelimiter,
+  run: (source: string, readPath: string) => Promise<T>,
+): Promise<CsvRead<T>> {
+  const attempt = async (readPath: string): Promise<T> => {
     try {
-      return await run(csvSource(true))
+      return await run(csvSource(delimiter), readPath)
     } catch {
-      throw errors.badRequest(`${path} cannot be read as CSV: ${(error as Error).message.split('\n')[0]}`)
+      return await run(csvSource(delimiter, true), readPath)
     }
   }
+  try {
+    return { value: await attempt(path), readPath: path, tail: null, done: () => undefined }
+  } catch (error) {
+    const open = await unterminatedQuote(path)
+    if (open) {
+      const copy = join(tmpdir(), `skillhouse-csv-${process.pid}-${randomUUID()}.csv`)
+      const done = () => rmSync(copy, { force: true })
+      try {
+        await copyPrefix(path, copy, open.byte)
+        const value = await attempt(copy)
+        const tail: SourceRow = {
+          line: open.line,
+          row: 0,
+          problem: {
+            field: '',
+            message: `unterminated quote: the quoted field opened on line ${open.quoteLine} is not closed before the end of the file (a truncated export?); this row is not loaded, the rows before it are`,
+          },
+          record: { text: open.text },
+        }
+        return { value, readPath: copy, tail, done }
+      } catch {
+        done()
+      }
+    }
+    throw errors.badRequest(`${path} cannot be read as CSV: ${(error as Error).message.split('\n')[0]}`)
+  }
+}
+
+/**
+ * Where a CSV file's last record starts when that record never closes its quote: its byte
+ * offset, its line, the line of the opening quote and (the start of) its text; null when every
+ * quote closes.
+ */
+export async function unterminatedQuote(
+  path: string,
+): Promise<{ byte: number; line: number; quoteLine: number; text: string } | null> {
+  let quoted = false
+  let line = 1
+  let recordByte = 0
+  let recordLine = 1
+  let quoteLine = 1
+  let offset = 0
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 22 })) {
+    const bytes = chunk as Buffer
+    for (let index = 0; index < bytes.length; index++) {
+      const byte = bytes[index]
+      if (byte === 34) {
+        quoted = !quoted
+        if (quoted) quoteLine = line
+      } else if (byte === 10) {
+        line++
+        if (!quoted) {
+          recordByte = offset + index + 1
+          recordLine = line
+        }
+      }
+    }
+    offset += bytes.length
+  }
+  if (!quoted) return null
+  const text = await readPrefix(path, recordByte, 1000)
+  return { byte: recordByte, line: recordLine, quoteLine, text }
+}
+
+/** Up to `length` bytes of a file from `start`, as text. */
+async function readPrefix(path: string, start: number, length: number): Promise<string> {
+  const parts: Buffer[] = []
+  for await (const chunk of createReadStream(path, { start, end: start + length - 1 }))
+    parts.push(chunk as Buffer)
+  return Buffer.concat(parts).toString('utf8')
+}
+
+/** Copies the first `bytes` bytes of `from` to `to`. */
+async function copyPrefix(from: string, to: string, bytes: number): Promise<void> {
+  if (bytes === 0) {
+    writeFileSync(to, '')
+    return
+  }
+  await pipeline(createReadStream(from, { start: 0, end: bytes - 1 }), createWriteStream(to))
 }
 
 /**
@@ -226,13 +358,22 @@ export async function linesAtBytes(path: string, offsets: readonly number[]): Pr
  * written to `out` as one JSON object of column → text per row, in the file's order, so that
  * worker threads can check the rows; returns the rows the reader could not parse.
  */
-export async function csvToCellLines(path: string, out: string): Promise<SourceRow[]> {
+export async function csvToCellLines(
+  path: string,
+  out: string,
+  delimiter: CsvDelimiter = ',',
+): Promise<SourceRow[]> {
   const { instance, connection } = await scratch()
   try {
-    await withCsvReader(path, (source) =>
-      connection.run(`COPY (SELECT * FROM ${source}) TO $out (FORMAT json)`, { path, out }),
+    const read = await withCsvReader(path, delimiter, (source, readPath) =>
+      connection.run(`COPY (SELECT * FROM ${source}) TO $out (FORMAT json)`, { path: readPath, out }),
     )
-    return await csvProblems(connection, path)
+    try {
+      const problems = await csvProblems(connection, read.readPath)
+      return read.tail ? [...problems, read.tail] : problems
+    } finally {
+      read.done()
+    }
   } finally {
     connection.closeSync()
     instance.closeSync()
@@ -246,10 +387,15 @@ export async function csvToCellLines(path: string, out: string): Promise<SourceR
  */
 async function* readCsv(path: string, options: ReadOptions): AsyncIterable<SourceRow[]> {
   const { instance, connection } = await scratch()
+  const read = await withCsvReader(path, options.delimiter ?? ',', (source, readPath) =>
+    connection.stream(`SELECT * FROM ${source}`, { path: readPath }),
+  ).catch((error) => {
+    connection.closeSync()
+    instance.closeSync()
+    throw error
+  })
   try {
-    const result = await withCsvReader(path, (source) =>
-      connection.stream(`SELECT * FROM ${source}`, { path }),
-    )
+    const result = read.value
     const names = result.columnNames()
     const pending: SourceRow[] = []
     let row = 0
@@ -271,10 +417,12 @@ async function* readCsv(path: string, options: ReadOptions): AsyncIterable<Sourc
       }
       if (pending.length >= BATCH) yield pending.splice(0)
     }
-    const problems = await csvProblems(connection, path)
+    const problems = await csvProblems(connection, read.readPath)
+    if (read.tail) problems.push(read.tail)
     if (pending.length) yield pending
     if (problems.length) yield problems
   } finally {
+    read.done()
     connection.closeSync()
     instance.closeSync()
   }

@@ -2,7 +2,7 @@ import { LIMITS, MODERN_EVENT_TYPES, supportsModernEvents, type TenantSettings }
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
 import type { FileFacts } from './ingest-file.js'
-import type { SourceFormat } from './read-source.js'
+import { type CsvDelimiter, csvReaderOptions, type SourceFormat } from './read-source.js'
 import { REFERENCE_SOURCES } from './reference-index.js'
 import { type JsonNode, jsonNode, objectKeys, sqlClearRow, stringText } from './sql-clear.js'
 
@@ -136,6 +136,8 @@ export async function ingestInSql(options: {
   path: string
   format: SourceFormat
   kind: EntityKind
+  /** The CSV field delimiter (default comma). */
+  delimiter?: CsvDelimiter
   /** The file's checksum and what else its read tells (computed meanwhile). */
   facts: Promise<FileFacts>
   /** Rows done so far, as DuckDB's progress of the insert estimates them (a few times a second). */
@@ -146,7 +148,10 @@ export async function ingestInSql(options: {
   if (options.format !== 'ndjson' && options.format !== 'csv') return { declined: `format ${options.format}` }
   const rows = compiledRows(kind)
   if (rows === null) return { declined: 'schema not compiled' }
-  const source = options.format === 'ndjson' ? rows.prepared(ndjsonSource()) : await csvSource(database, path)
+  const source =
+    options.format === 'ndjson'
+      ? rows.prepared(ndjsonSource())
+      : await csvSource(database, path, options.delimiter ?? ',')
   if (source === null) return { declined: 'columns other than the row fields' }
   // NDJSON: the rows are counted (and their keys and commas looked at) by a second read of the
   // file on a connection of its own, beside the insert (which leaves a share of both cores idle):
@@ -196,6 +201,7 @@ FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
       // lines longer than the row-by-row path reads.
       const facts = await options.facts
       if (facts.formFeedOrVerticalTab) throw new Declined('a form feed or vertical tab in the file')
+      if (facts.invalidUtf8) throw new Declined('the file is not UTF-8')
       if (options.format === 'ndjson' && facts.longestLine > LIMITS.lineChars)
         throw new Declined(`a line of ${facts.longestLine} bytes (at most ${LIMITS.lineChars} characters)`)
       await database.run('INSERT INTO ingested_files VALUES ($1, $2, $3, $4, $5, 0, now())', [
@@ -265,18 +271,22 @@ function ndjsonSource(): string {
   return `read_ndjson($path, columns = {${columns}}, format = 'newline_delimited')`
 }
 
-/** The options of read-source.ts's CSV reader, so that both paths read the same cells. */
-const CSV_OPTIONS = `all_varchar = true, header = true, delim = ',', quote = '"', escape = '"'`
-
 /**
  * The CSV read as JSON-typed row fields and the content's text (what `prepared` makes of an
  * NDJSON read), when the header names exactly the row fields (a dotted or unknown column is the
  * JavaScript path's): cells are strings, an empty cell is absent (NULL here, which no row field
  * allows), and the content cell is JSON when it starts with `{` (read-source.ts's conventions).
  */
-async function csvSource(database: TenantDatabase, path: string): Promise<string | null> {
+async function csvSource(
+  database: TenantDatabase,
+  path: string,
+  delimiter: CsvDelimiter,
+): Promise<string | null> {
   const header = await tryQuery(() =>
-    database.all<{ column_name: string }>(`DESCRIBE SELECT * FROM read_csv($path, ${CSV_OPTIONS})`, { path }),
+    database.all<{ column_name: string }>(
+      `DESCRIBE SELECT * FROM read_csv($path, ${csvReaderOptions(delimiter)})`,
+      { path },
+    ),
   )
   if (!header) return null
   const names = header.map((column) => column.column_name)
@@ -288,7 +298,7 @@ async function csvSource(database: TenantDatabase, path: string): Promise<string
       ? `unnest([json(CASE WHEN starts_with(content, '{') AND NOT regexp_matches(content, ${TRAILING_COMMA}) THEN content END)::VARCHAR]) AS content_text`
       : `unnest([CASE WHEN ${field} <> '' THEN to_json(${field}) END]) AS ${field}`,
   )
-  return `SELECT ${cells.join(', ')} FROM read_csv($path, ${CSV_OPTIONS})`
+  return `SELECT ${cells.join(', ')} FROM read_csv($path, ${csvReaderOptions(delimiter)})`
 }
 
 /** An NDJSON file's rows, those with keys other than the row fields, and those with a trailing comma. */

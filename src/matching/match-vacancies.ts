@@ -778,13 +778,15 @@ async function vacancyEntities(
 
 /**
  * 4.11 for every employee, in external_id order (`match vacancies --all-employees`, the nightly
- * job): the request is checked once; each employee's answer is handed to `onResult`.
+ * job), or for the employees named in `options.employees`: the request is checked once; each
+ * employee's answer is handed to `onResult`.
  */
 export async function matchAllEmployees(
   tenant: MatchingTenant,
   body: unknown,
   query: VacancyMatchingQuery,
   onResult: (result: VacancyMatchingResponse) => void | Promise<void>,
+  options: { employees?: readonly string[] } = {},
 ): Promise<{
   employees: number
   matches: number
@@ -793,11 +795,13 @@ export async function matchAllEmployees(
 }> {
   const started = performance.now()
   const prepared = await prepareVacancyMatching(tenant, body, query)
-  const ids = (
-    await tenant.database.all<{ external_id: string }>(
-      'SELECT external_id FROM employees ORDER BY external_id',
-    )
-  ).map((row) => row.external_id)
+  const ids =
+    options.employees ??
+    (
+      await tenant.database.all<{ external_id: string }>(
+        'SELECT external_id FROM employees ORDER BY external_id',
+      )
+    ).map((row) => row.external_id)
   let matches = 0
   const failed: { employee_id: string; errors: string[] }[] = []
   // The batch reads; nothing writes meanwhile: one index serves every employee.

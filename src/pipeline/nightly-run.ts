@@ -1,17 +1,25 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { hostname } from 'node:os'
+import { dirname, join, relative, resolve } from 'node:path'
+import { z } from 'zod'
 import { exportOrganisation, LOW_DATA_INCLUDE, orgExportJson } from '../analytics/org-export.js'
 import { readOutbox } from '../events/outbox.js'
-import { type IngestSummary, ingestPaths } from '../ingest/ingest-paths.js'
+import { type IngestSummary, ingestPaths, type PlannedFile } from '../ingest/ingest-paths.js'
+import type { CsvDelimiter } from '../ingest/read-source.js'
+import type { TextEncoding } from '../ingest/text-encoding.js'
 import { exportAllJobs } from '../matching/match-jobs.js'
-import { jobMatchesText, vacancyMatchesPath } from '../matching/match-output.js'
+import { jobMatchesText } from '../matching/match-output.js'
 import { matchAllEmployees } from '../matching/match-vacancies.js'
+import { VacancyMatchRecord } from '../matching/vacancy-match-schema.js'
 import { checkAsOf, deriveProfiles } from '../profiles/derive.js'
+import { EmployeeMatch, ExternalId } from '../schemas/index.js'
+import { clearRunStatus, type RunStatus, writeRunStatus } from '../store/run-status.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import { AtomicWriteStream, ensureFolder, writeFileAtomic } from '../util/atomic-file.js'
-import { type TabularFormat, writeTable } from './tabular-output.js'
+import { columnsOf, type TabularFormat, writeTable } from './tabular-output.js'
+import { writeVacancyOutputs } from './vacancy-outputs.js'
 
 export interface NightlyRunOptions {
   tenant: OpenTenant
@@ -20,23 +28,37 @@ export interface NightlyRunOptions {
   asOf?: string
   /** Matching results as the spec's JSON (default) or as one table in NDJSON, Parquet or Arrow. */
   format?: 'json' | TabularFormat
+  /** The field delimiter of the inbox's CSV files (default comma). */
+  delimiter?: CsvDelimiter
+  /** The text encoding of the inbox's files (default UTF-8, or UTF-16 marked by its byte order mark). */
+  encoding?: TextEncoding
   onStage?: (stage: string) => void
+  /** Ingest's progress: a file started, rows of it read. */
+  onIngestFile?: (file: PlannedFile) => void
+  onIngestRows?: (rows: number) => void
 }
 
 export interface RunManifest {
   run_id: string
+  /** This run's own manifest file in the output folder; `manifest.json` is a copy of the latest. */
+  manifest_file: string
   tenant: string
   started_at: string
   finished_at: string
+  /** The inbox, absolute; every input `file` below is relative to it. */
+  inbox: string
   inputs: {
     file: string
     entity: string
-    checksum: string
+    sha256: string
     rows: number
     rejected: number
+    /** Relative to the output folder. */
     rejects_file: string | null
   }[]
   skipped_inputs: { file: string; reason: string }[]
+  /** Data files refused whole (their encoding, a file that is no JSON): nothing of them is loaded. */
+  rejected_inputs: { file: string; reason: string }[]
   rejected_rows: number
   outputs: { file: string; sha256: string }[]
   profiles: { external_vendor: string; recomputed: Record<string, number>; changed: Record<string, number> }[]
@@ -46,8 +68,15 @@ export interface RunManifest {
   vacancy_matches: {
     /** The folder of the answers (JSON); null when they are one table (`--format`), listed in `outputs`. */
     folder: string | null
+    /** Employees with an answer. */
     employees: number
+    /** Employees matched in this run: those whose data (or the vacancies' side) changed. */
+    computed: number
+    /** Answer files written in this run (their content changed). */
+    written: number
     skipped: { employee_id: string; errors: string[] }[]
+    /** sha256 of each answer file (unchanged ones too), by file name in the folder. */
+    files: Record<string, string>
   }
   timings: Record<string, number>
 }
@@ -67,20 +96,93 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
   // run that wrote its events file into this folder and was stopped before it finished (so that
   // they are written once, whichever run finishes the work).
   const fromSeq = await eventsWrittenUpTo(tenant.database, options.out)
-  // A run still marked running holds no lock any more (this one holds the database): it stopped.
+  // A run still marked running holds no lock any more (this one holds the database): it was
+  // killed (a stopped run marks itself).
   await tenant.database.run(
     `UPDATE runs SET status = 'interrupted' WHERE kind = 'nightly' AND status = 'running'`,
   )
   await tenant.database.run(`INSERT INTO runs VALUES ($1, 'nightly', now(), NULL, 'running', NULL, NULL)`, [
     runId,
   ])
+  const status = new RunStatusFile(tenant.database.path, runId, startedAt)
+  const stopWatching = markInterruptedOnSignal(tenant.database, runId, status)
   try {
-    return await runStages(options, runId, startedAt, timings, fromSeq)
+    return await runStages(options, runId, startedAt, timings, fromSeq, status)
   } catch (error) {
     await tenant.database
       .run(`UPDATE runs SET finished_at = now(), status = 'failed' WHERE run_id = $1`, [runId])
       .catch(() => undefined)
     throw error
+  } finally {
+    stopWatching()
+    status.clear()
+  }
+}
+
+/** The run-status file of a run (see run-status.ts), kept at its current stage. */
+class RunStatusFile {
+  private readonly status: RunStatus
+
+  constructor(
+    private readonly databasePath: string,
+    runId: string,
+    startedAt: Date,
+  ) {
+    const now = startedAt.toISOString()
+    this.status = {
+      run_id: runId,
+      kind: 'nightly',
+      pid: process.pid,
+      host: hostname(),
+      started_at: now,
+      stage: 'starting',
+      stage_started_at: now,
+    }
+    writeRunStatus(databasePath, this.status)
+  }
+
+  stage(name: string): void {
+    this.status.stage = name
+    this.status.stage_started_at = new Date().toISOString()
+    writeRunStatus(this.databasePath, this.status)
+  }
+
+  clear(): void {
+    clearRunStatus(this.databasePath)
+  }
+}
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM while a run works: the run is marked `interrupted` (with its end)
+ * at once, on a connection of its own beside the work in progress, its status file is removed,
+ * and the process ends (130 or 143, as a shell reports a signal). The work's open transaction
+ * is never committed, so the next run finishes it. Returns what removes the handlers.
+ */
+function markInterruptedOnSignal(database: TenantDatabase, runId: string, status: RunStatusFile): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    const code = signal === 'SIGINT' ? 130 : 143
+    void (async () => {
+      try {
+        const marker = await database.sibling()
+        try {
+          await marker.run(`UPDATE runs SET finished_at = now(), status = 'interrupted' WHERE run_id = $1`, [
+            runId,
+          ])
+        } finally {
+          marker.close()
+        }
+      } finally {
+        status.clear()
+        process.stderr.write(`run ${runId} interrupted by ${signal}; the next run finishes its work\n`)
+        process.exit(code)
+      }
+    })()
+  }
+  process.once('SIGINT', handler)
+  process.once('SIGTERM', handler)
+  return () => {
+    process.off('SIGINT', handler)
+    process.off('SIGTERM', handler)
   }
 }
 
@@ -90,10 +192,13 @@ async function runStages(
   startedAt: Date,
   timings: Record<string, number>,
   fromSeq: number,
+  status: RunStatusFile,
 ): Promise<RunManifest> {
   const { tenant } = options
+  const inbox = resolve(options.inbox)
 
   const stage = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    status.stage(name)
     options.onStage?.(name)
     await tenant.database.run('UPDATE runs SET stage = $2 WHERE run_id = $1', [runId, name])
     const started = performance.now()
@@ -108,6 +213,14 @@ async function runStages(
       settings: tenant.settings,
       paths: [options.inbox],
       rejectsDir: join(options.out, 'rejects'),
+      onFileError: 'skip',
+      skipIngested: true,
+      ...(options.delimiter ? { delimiter: options.delimiter } : {}),
+      ...(options.encoding ? { encoding: options.encoding } : {}),
+      ...(options.onIngestFile ? { onFile: options.onIngestFile } : {}),
+      ...(options.onIngestRows
+        ? { onProgress: (_file: PlannedFile, rows: number) => options.onIngestRows?.(rows) }
+        : {}),
     }),
   )
 
@@ -121,48 +234,41 @@ async function runStages(
     if (format === 'json')
       return writeIfChanged(join(options.out, 'matching_employees.json'), jobMatchesText(response, 'json'))
     const rows = response.records.flatMap((record) =>
-      record.matches.map((match, index) => ({
-        job_id: record.job_id,
-        rank: index + 1,
-        employee_id: match.employee_id,
-        score: match.score,
-      })),
+      record.matches.map((match, index) => ({ job_id: record.job_id, rank: index + 1, ...match })),
     )
-    return writeTable(tenant.database, join(options.out, 'matching_employees'), format, {
-      job_id: rows.map((row) => row.job_id),
-      rank: Int32Array.from(rows.map((row) => row.rank)),
-      employee_id: rows.map((row) => row.employee_id),
-      score: Float64Array.from(rows.map((row) => row.score)),
-    })
+    return writeTable(
+      tenant.database,
+      join(options.out, 'matching_employees'),
+      format,
+      JOB_MATCH_COLUMNS,
+      rows,
+    )
   })
 
   const vacancyMatches = await stage('match_vacancies', async () => {
-    let written = 0
-    const rows: { employee_id: string; rank: number; vacancy_id: string; score: number }[] = []
+    if (format === 'json') {
+      const written = await writeVacancyOutputs(tenant, options.out)
+      return { ...written, table: null }
+    }
+    const rows: Record<string, unknown>[] = []
     const summary = await matchAllEmployees(tenant, {}, {}, (response) => {
-      if (format === 'json') {
-        writeIfChanged(vacancyMatchesPath(options.out, response.employee_id), `${JSON.stringify(response)}\n`)
-      } else {
-        for (const record of response.records)
-          rows.push({
-            employee_id: response.employee_id,
-            rank: record.rank,
-            vacancy_id: record.vacancy_id,
-            score: record.score,
-          })
-      }
-      written++
+      for (const record of response.records) rows.push({ employee_id: response.employee_id, ...record })
     })
-    const table =
-      format === 'json'
-        ? null
-        : await writeTable(tenant.database, join(options.out, 'matching_vacancies'), format, {
-            employee_id: rows.map((row) => row.employee_id),
-            rank: Int32Array.from(rows.map((row) => row.rank)),
-            vacancy_id: rows.map((row) => row.vacancy_id),
-            score: Float64Array.from(rows.map((row) => row.score)),
-          })
-    return { written, failed: summary.failed, table }
+    const table = await writeTable(
+      tenant.database,
+      join(options.out, 'matching_vacancies'),
+      format,
+      VACANCY_MATCH_COLUMNS,
+      rows,
+    )
+    return {
+      employees: summary.employees - summary.failed.length,
+      computed: summary.employees,
+      written: 1,
+      failed: summary.failed,
+      files: {},
+      table,
+    }
   })
 
   const orgStructure = await stage('org_export', async () => {
@@ -184,22 +290,29 @@ async function runStages(
     (path): path is string => path !== null,
   )
 
+  const manifestFile = `manifest-${runId}.json`
   const manifest: RunManifest = {
     run_id: runId,
+    manifest_file: manifestFile,
     tenant: tenant.settings.name,
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
+    inbox,
     inputs: ingested.files.map((file) => ({
-      file: relative(process.cwd(), file.file),
+      file: relative(inbox, file.file),
       entity: file.entity,
-      checksum: `sha256:${file.checksum}`,
+      sha256: file.checksum,
       rows: file.rows_read,
       rejected: file.rows_rejected,
       rejects_file: file.rejects_file ? relative(options.out, file.rejects_file) : null,
     })),
     skipped_inputs: ingested.skipped.map((skipped) => ({
-      file: relative(process.cwd(), skipped.path),
+      file: relative(inbox, skipped.path),
       reason: skipped.reason,
+    })),
+    rejected_inputs: ingested.rejected_files.map((rejected) => ({
+      file: relative(inbox, rejected.path),
+      reason: rejected.reason,
     })),
     rejected_rows: ingested.rows_rejected,
     outputs: outputs.map((path) => ({
@@ -214,17 +327,26 @@ async function runStages(
     events: events.count,
     vacancy_matches: {
       folder: format === 'json' ? 'matching_vacancies' : null,
-      employees: vacancyMatches.written,
+      employees: vacancyMatches.employees,
+      computed: vacancyMatches.computed,
+      written: vacancyMatches.written,
       skipped: vacancyMatches.failed,
+      files: vacancyMatches.files,
     },
     timings,
   }
-  writeFileAtomic(join(options.out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  // Each run keeps its own manifest; manifest.json is the latest one (written last: a run
+  // stopped in between leaves the previous latest in place).
+  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`
+  writeFileAtomic(join(options.out, manifestFile), manifestText)
+  writeFileAtomic(join(options.out, 'manifest.json'), manifestText)
   await tenant.database.run(
     `UPDATE runs SET finished_at = now(), status = $2, stage = NULL, summary = $3 WHERE run_id = $1`,
     [
       runId,
-      manifest.rejected_rows > 0 ? 'finished_with_rejects' : 'finished',
+      manifest.rejected_rows > 0 || manifest.rejected_inputs.length > 0
+        ? 'finished_with_rejects'
+        : 'finished',
       JSON.stringify({
         rejected_rows: manifest.rejected_rows,
         timings,
@@ -234,6 +356,15 @@ async function runStages(
   )
   return manifest
 }
+
+/**
+ * The columns of the match tables (`--format ndjson|parquet|arrow`): every field of a match of
+ * the JSON answer (4.10's per job, with its rank; 4.11's per employee), from their schemas.
+ */
+const JOB_MATCH_COLUMNS = columnsOf(
+  z.object({ job_id: ExternalId, rank: z.number().int().min(1), ...EmployeeMatch.shape }),
+)
+const VACANCY_MATCH_COLUMNS = columnsOf(z.object({ employee_id: ExternalId, ...VacancyMatchRecord.shape }))
 
 export const sha256 = (content: string | Uint8Array) => createHash('sha256').update(content).digest('hex')
 

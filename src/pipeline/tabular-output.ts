@@ -1,41 +1,81 @@
-import { mkdirSync, rmSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { Float64, Int32, Table, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow'
+import { Bool, type DataType, Float64, Int32, Table, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow'
+import type { z } from 'zod'
+import { defOf } from '../ingest/zod-def.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { AtomicWriteStream, writeFileAtomic } from '../util/atomic-file.js'
 
 /** Formats of large batch results besides the spec's JSON (`run --format`). */
 export type TabularFormat = 'ndjson' | 'parquet' | 'arrow'
 
-export type Column = string[] | Float64Array | Int32Array
+/** A column's type: SQL's names; JSON holds any nested value (an object, a list) as JSON text. */
+export type ColumnType = 'VARCHAR' | 'DOUBLE' | 'INTEGER' | 'BOOLEAN' | 'JSON'
+
+export interface TableColumn {
+  name: string
+  type: ColumnType
+}
 
 /**
- * Writes rows given as columns (all the same length) as NDJSON, Parquet (through DuckDB's COPY)
- * or an Arrow IPC file (apache-arrow), whole or not at all. Returns the path written.
+ * The columns of a table whose rows are objects of `schema`: one per field, in the schema's
+ * order, typed from the field's schema (optional and nullable fields are columns that may be
+ * null). A field added to the schema becomes a column without anything else changing.
+ */
+export function columnsOf(schema: z.ZodObject): TableColumn[] {
+  return Object.entries(schema.shape).map(([name, field]) => ({ name, type: columnType(field as z.ZodType) }))
+}
+
+function columnType(schema: z.ZodType): ColumnType {
+  const def = defOf(schema)
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'readonly':
+      return columnType(def.innerType as z.ZodType)
+    case 'string':
+    case 'enum':
+      return 'VARCHAR'
+    case 'number': {
+      const integer = (def.checks ?? []).some(
+        (check) => check._zod.def.check === 'number_format' && /int/.test(check._zod.def.format ?? ''),
+      )
+      return integer || /int/.test(def.format ?? '') ? 'INTEGER' : 'DOUBLE'
+    }
+    case 'boolean':
+      return 'BOOLEAN'
+    case 'literal':
+      return (def.values ?? []).every((value) => typeof value === 'string') ? 'VARCHAR' : 'JSON'
+    default:
+      return 'JSON'
+  }
+}
+
+/**
+ * Writes rows (objects; a missing field is null) as the given columns in NDJSON, Parquet (through
+ * DuckDB's COPY) or an Arrow IPC file (apache-arrow), whole or not at all. Returns the path.
  */
 export async function writeTable(
   database: TenantDatabase,
   basePath: string,
   format: TabularFormat,
-  columns: Record<string, Column>,
+  columns: readonly TableColumn[],
+  rows: readonly Record<string, unknown>[],
 ): Promise<string> {
   const path = `${basePath}.${format}`
   mkdirSync(dirname(path), { recursive: true })
-  const names = Object.keys(columns)
-  const length = names.length ? (columns[names[0] as string] as Column).length : 0
+  const cell = (row: Record<string, unknown>, name: string) => row[name] ?? null
   if (format === 'arrow') {
     // Each column of its own type, also when empty (inferred from no values, it would be Null).
     const vectors = Object.fromEntries(
-      names.map((name) => {
-        const column = columns[name] as Column
-        const type =
-          column instanceof Float64Array
-            ? new Float64()
-            : column instanceof Int32Array
-              ? new Int32()
-              : new Utf8()
-        return [name, vectorFromArray(column as never, type as never)]
+      columns.map((column) => {
+        const values = rows.map((row) => {
+          const value = cell(row, column.name)
+          return column.type === 'JSON' && value !== null ? JSON.stringify(value) : value
+        })
+        return [column.name, vectorFromArray(values as never, arrowType(column.type) as never)]
       }),
     )
     writeFileAtomic(path, tableToIPC(new Table(vectors), 'file'))
@@ -45,9 +85,9 @@ export async function writeTable(
   const ndjson =
     format === 'ndjson' ? path : join(tmpdir(), `skillhouse-table-${process.pid}-${Date.now()}.ndjson`)
   const stream = new AtomicWriteStream(ndjson)
-  for (let row = 0; row < length; row++) {
+  for (const row of rows) {
     const record: Record<string, unknown> = {}
-    for (const name of names) record[name] = (columns[name] as Column)[row]
+    for (const column of columns) record[column.name] = cell(row, column.name)
     stream.write(`${JSON.stringify(record)}\n`)
   }
   await stream.commit()
@@ -56,21 +96,11 @@ export async function writeTable(
     try {
       // The columns' types are stated, not guessed from the data: an id that looks like a UUID or
       // a date stays the text it is, and an empty table keeps its columns.
-      const types = names
-        .map((name) => {
-          const column = columns[name] as Column
-          const type =
-            column instanceof Float64Array ? 'DOUBLE' : column instanceof Int32Array ? 'INTEGER' : 'VARCHAR'
-          return `${literal(name)}: '${type}'`
-        })
-        .join(', ')
+      const types = columns.map((column) => `${literal(column.name)}: '${column.type}'`).join(', ')
       await database.run(
         `COPY (SELECT * FROM read_ndjson($source, columns = {${types}})) TO ${literal(temporary)} (FORMAT parquet)`,
-        {
-          source: ndjson,
-        },
+        { source: ndjson },
       )
-      const { renameSync } = await import('node:fs')
       renameSync(temporary, path)
     } finally {
       rmSync(ndjson, { force: true })
@@ -78,6 +108,19 @@ export async function writeTable(
     }
   }
   return path
+}
+
+function arrowType(type: ColumnType): DataType {
+  switch (type) {
+    case 'DOUBLE':
+      return new Float64()
+    case 'INTEGER':
+      return new Int32()
+    case 'BOOLEAN':
+      return new Bool()
+    default:
+      return new Utf8()
+  }
 }
 
 /** A SQL string literal of one of this module's constants (column names, a path it made). */

@@ -9,8 +9,40 @@ export const ExternalId = z
   .regex(LIMITS.externalId.pattern, 'must contain only letters, digits, hyphens and underscores')
 export type ExternalId = z.infer<typeof ExternalId>
 
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+]
+
+/**
+ * What is wrong with a value that is not an ISO date: a date of the right shape that is not in
+ * the calendar (2022-02-30, 2023-13-01) is named as not existing, anything else as not ISO 8601.
+ */
+export function dateProblem(input: unknown): string {
+  const parts = typeof input === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(input) : null
+  if (parts) {
+    const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])]
+    if (month < 1 || month > 12)
+      return `${input} does not exist: there is no month ${parts[2]} (must be a calendar date, YYYY-MM-DD)`
+    const days = new Date(Date.UTC(year, month, 0)).getUTCDate()
+    if (day < 1 || day > days)
+      return `${input} does not exist: ${MONTHS[month - 1]} ${year} has ${days} days (must be a calendar date, YYYY-MM-DD)`
+  }
+  return 'must be an ISO 8601 date (YYYY-MM-DD)'
+}
+
 /** Date (2.1): an ISO 8601 calendar date, `YYYY-MM-DD`, that exists in the calendar. */
-export const IsoDate = z.iso.date({ error: 'must be an ISO 8601 date (YYYY-MM-DD)' })
+export const IsoDate = z.iso.date({ error: (issue) => dateProblem(issue.input) })
 export type IsoDate = z.infer<typeof IsoDate>
 
 /** The date fields each date order check compares (see `datesInOrder`), by the check's definition. */
@@ -100,7 +132,23 @@ export const LanguageLevel = z.strictObject({
 })
 export type LanguageLevel = z.infer<typeof LanguageLevel>
 
-export const Languages = z.array(LanguageLevel).max(50)
+/** Languages of a record: each language at most once (one level each). */
+export const Languages = z
+  .array(LanguageLevel)
+  .max(50)
+  .superRefine((languages, context) => {
+    const seen = new Map<string, number>()
+    languages.forEach((entry, index) => {
+      const first = seen.get(entry.language)
+      if (first === undefined) seen.set(entry.language, index)
+      else
+        context.addIssue({
+          code: 'custom',
+          path: [index, 'language'],
+          message: `language '${entry.language}' is listed twice (entries ${first + 1} and ${index + 1}); list each language once, with one level`,
+        })
+    })
+  })
 
 /** A page of a collection (CONTRACT.md resource pattern). */
 export function pageOf<T extends z.ZodType>(record: T) {

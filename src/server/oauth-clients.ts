@@ -41,13 +41,13 @@ export function createClient(
   tenant: string | undefined,
   scopes: readonly Scope[],
 ): CreatedClient {
-  const registry = TenantRegistry.load(dataDir)
-  const entry = registry.pick(tenant)
   const { client, secret } = newOAuthClient(scopes.length ? [...new Set(scopes)] : ['read', 'write'])
-  entry.clients.push(client)
-  registry.put(entry)
-  registry.save()
-  return { ...summary(entry.settings.name, client), client_secret: secret }
+  const name = TenantRegistry.update(dataDir, (registry) => {
+    const entry = registry.pick(tenant)
+    entry.clients.push(client)
+    return entry.settings.name
+  })
+  return { ...summary(name, client), client_secret: secret }
 }
 
 /** The clients of a tenant, or of every tenant when `tenant` is undefined and several exist. */
@@ -62,19 +62,16 @@ export function listClients(dataDir: string, tenant: string | undefined): Client
  * Revoking a revoked client changes nothing. 404 for an unknown client id.
  */
 export function revokeClient(dataDir: string, clientId: string): ClientSummary {
-  const registry = TenantRegistry.load(dataDir)
-  const found = findClient(registry, clientId)
-  if (!found)
-    throw new SkillhouseError(
-      404,
-      `OAuth client '${clientId}' does not exist; see \`skillhouse client list\``,
-    )
-  if (!found.client.revoked_at) {
-    found.client.revoked_at = new Date().toISOString()
-    registry.put(found.entry)
-    registry.save()
-  }
-  return summary(found.entry.settings.name, found.client)
+  return TenantRegistry.update(dataDir, (registry) => {
+    const found = findClient(registry, clientId)
+    if (!found)
+      throw new SkillhouseError(
+        404,
+        `OAuth client '${clientId}' does not exist; see \`skillhouse client list\``,
+      )
+    found.client.revoked_at ??= new Date().toISOString()
+    return summary(found.entry.settings.name, found.client)
+  })
 }
 
 /** The tenant and client a client_id belongs to; client ids are unique across tenants. */

@@ -13,6 +13,7 @@ import {
 import { errors } from '../errors/skillhouse-error.js'
 import { createDuckDBInstance } from './duckdb-instance.js'
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations.js'
+import { describeRun, readRunStatus } from './run-status.js'
 
 export type SqlParams = DuckDBValue[] | Record<string, DuckDBValue>
 export type Row = Record<string, unknown>
@@ -270,6 +271,12 @@ function describeOpenFailure(path: string, error: unknown): Error {
   const message = error instanceof Error ? error.message : String(error)
   if (/lock/i.test(message)) {
     const pid = /PID (\d+)/.exec(message)?.[1]
+    const run = readRunStatus(path)
+    if (run && (pid === undefined || Number(pid) === run.pid)) {
+      return errors.unavailable(
+        `tenant database ${path} is in use by another skillhouse process (PID ${run.pid}): the ${describeRun(run)}; wait until it finishes, or stop it (Ctrl-C, or kill ${run.pid}), then retry`,
+      )
+    }
     return errors.unavailable(
       `tenant database ${path} is in use by another skillhouse process${pid ? ` (PID ${pid})` : ''}: a server or a batch command holds it; stop that process or wait until it finishes, then retry`,
     )

@@ -12,7 +12,12 @@ import {
 } from '../schemas/index.js'
 import { type CsvTable, type CsvTableReader, withCsvReader } from './csv-table.js'
 import { importVocabulary, type VocabularyEntities, type VocabularyEntrySkill } from './import-vocabulary.js'
-import { eventContextOf, requireVendor, type TaxonomyTenant } from './taxonomy-tenant.js'
+import {
+  activateWithTenantUpdate,
+  eventContextOf,
+  requireVendor,
+  type TaxonomyTenant,
+} from './taxonomy-tenant.js'
 
 /**
  * ESCO (the European Skills, Competences, Qualifications and Occupations classification) in its
@@ -542,7 +547,11 @@ export async function importEsco(
   options: { external_vendor?: string | undefined; onStage?: (stage: string) => void } = {},
 ): Promise<TaxonomyImportSummary> {
   const started = performance.now()
-  const vendor = requireVendor(tenant, options.external_vendor ?? 'vendor_a')
+  const vendor = requireVendor(
+    tenant,
+    options.external_vendor ?? 'vendor_a',
+    activateWithTenantUpdate(tenant),
+  )
   options.onStage?.('reading the ESCO files')
   const vocabulary = await readEscoVocabulary(paths, vendor)
   options.onStage?.(

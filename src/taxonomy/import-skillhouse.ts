@@ -19,7 +19,13 @@ import {
   type VocabularyEntrySkill,
   vocabularyFromDomainFiles,
 } from './import-vocabulary.js'
-import { describeIssues, eventContextOf, requireVendor, type TaxonomyTenant } from './taxonomy-tenant.js'
+import {
+  activateWithTenantUpdate,
+  describeIssues,
+  eventContextOf,
+  requireVendor,
+  type TaxonomyTenant,
+} from './taxonomy-tenant.js'
 
 /**
  * The skillhouse vocabulary format, for a tenant's custom taxonomy (`taxonomy import PATH…
@@ -220,7 +226,11 @@ export async function importSkillhouse(
   } = {},
 ): Promise<TaxonomyImportSummary> {
   const started = performance.now()
-  const vendor = requireVendor(tenant, options.external_vendor ?? 'vendor_default')
+  const vendor = requireVendor(
+    tenant,
+    options.external_vendor ?? 'vendor_default',
+    activateWithTenantUpdate(tenant),
+  )
   options.onStage?.('reading the vocabulary files')
   const vocabulary = await readSkillhouseVocabulary(paths, vendor)
   options.onStage?.(

@@ -106,7 +106,12 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], what: string
  * The vendor a request names (default vendor_default), checked: 422 naming `external_vendor` for a
  * value that is no vendor, 403 naming the activated vendors for one the tenant has not activated.
  */
-export function requireVendor(tenant: TaxonomyTenant, vendor: unknown = 'vendor_default'): ExternalVendor {
+export function requireVendor(
+  tenant: TaxonomyTenant,
+  vendor: unknown = 'vendor_default',
+  /** How to activate it, where the caller knows (a command line). */
+  howToActivate?: (vendor: ExternalVendor) => string,
+): ExternalVendor {
   if (typeof vendor !== 'string' || !(VENDORS as readonly string[]).includes(vendor)) {
     throw errors.unprocessable(
       `external_vendor: '${String(vendor)}' is not a vendor; valid values: ${VENDORS.join(', ')}`,
@@ -115,11 +120,15 @@ export function requireVendor(tenant: TaxonomyTenant, vendor: unknown = 'vendor_
   const known = vendor as ExternalVendor
   if (!tenant.settings.vendors.includes(known)) {
     throw errors.forbidden(
-      `external_vendor '${known}' is not activated on tenant ${tenant.settings.name}; activated vendors: ${tenant.settings.vendors.join(', ')}`,
+      `external_vendor '${known}' is not activated on tenant ${tenant.settings.name}; activated vendors: ${tenant.settings.vendors.join(', ')}${howToActivate ? `; ${howToActivate(known)}` : ''}`,
     )
   }
   return known
 }
+
+/** For the taxonomy imports of the command line: the command that activates a vendor. */
+export const activateWithTenantUpdate = (tenant: TaxonomyTenant) => (vendor: ExternalVendor) =>
+  `activate it with \`skillhouse tenant update ${tenant.settings.name} --vendor ${vendor}\``
 
 /** A JS time as a DuckDB TIMESTAMP parameter (UTC, microseconds). */
 export const timestampValue = (time: Date) => new DuckDBTimestampValue(BigInt(time.getTime()) * 1000n)

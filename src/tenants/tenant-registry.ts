@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
 import { TenantSettings } from '../schemas/index.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
+import { withFileLockSync } from '../util/file-lock.js'
 import { ensureDataDir, tenantsFile } from './data-directory.js'
 
 export const OAuthClient = z.object({
@@ -100,9 +101,19 @@ export class TenantRegistry {
     delete this.file.tenants[name]
   }
 
-  save(): void {
-    ensureDataDir(this.dataDir)
-    writeFileAtomic(tenantsFile(this.dataDir), `${JSON.stringify(this.file, null, 2)}\n`)
+  /**
+   * Changes the registry on disk: under `tenants.json.lock`, reads the file as it is now, lets
+   * `change` edit it and replaces the file whole. Several processes changing it at once (tenant
+   * and client commands, the server) each keep their change. Returns what `change` returns.
+   */
+  static update<T>(dataDir: string, change: (registry: TenantRegistry) => T): T {
+    ensureDataDir(dataDir)
+    return withFileLockSync(`${tenantsFile(dataDir)}.lock`, () => {
+      const registry = TenantRegistry.load(dataDir)
+      const result = change(registry)
+      writeFileAtomic(tenantsFile(dataDir), `${JSON.stringify(registry.file, null, 2)}\n`)
+      return result
+    })
   }
 }
 

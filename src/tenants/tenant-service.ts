@@ -1,4 +1,5 @@
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, renameSync, rmSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
 import {
   DEFAULT_VOCAB_LANGUAGES,
@@ -6,6 +7,7 @@ import {
   type TenantSettings as TenantSettingsType,
   VENDOR_A_ONLY_LANGUAGES,
 } from '../schemas/index.js'
+import { describeRun, readRunStatus } from '../store/run-status.js'
 import { TenantDatabase } from '../store/tenant-database.js'
 import { ensureDataDir, tenantDatabaseFile } from './data-directory.js'
 import { newOAuthClient, type TenantEntry, TenantRegistry } from './tenant-registry.js'
@@ -45,7 +47,10 @@ export async function createTenant(options: CreateTenantOptions): Promise<Create
     region: options.region,
     model_configuration: options.modelConfiguration,
     vendors: options.vendors?.length ? unique(['vendor_default', ...options.vendors]) : undefined,
-    languages: options.languages?.length ? options.languages : undefined,
+    // Given languages add to the default vocabulary's (2.1), which stay.
+    languages: options.languages?.length
+      ? unique([...DEFAULT_VOCAB_LANGUAGES, ...options.languages])
+      : undefined,
     features: {
       proficiency_matching: options.proficiencyMatching ?? false,
       use_criticalities: options.useCriticalities ?? false,
@@ -58,37 +63,42 @@ export async function createTenant(options: CreateTenantOptions): Promise<Create
     )
   }
   const settings = parsed.data
-  // Spec 2.1: these languages exist only for vendor_a's vocabulary.
-  const vendorAOnly = settings.languages.filter((language) =>
-    (VENDOR_A_ONLY_LANGUAGES as readonly string[]).includes(language),
-  )
-  if (vendorAOnly.length > 0 && !settings.vendors.includes('vendor_a')) {
-    throw errors.unprocessable(
-      `--language ${vendorAOnly.join(', ')}: only vendor_a's vocabulary has ${vendorAOnly.length > 1 ? 'these languages' : 'this language'}; add --vendor vendor_a, or choose from ${DEFAULT_VOCAB_LANGUAGES.join(', ')}`,
-    )
-  }
+  checkVendorLanguages(settings)
   if (registry.find(settings.name)) throw errors.conflict('tenant', settings.name)
   const path = tenantDatabaseFile(options.dataDir, settings.name)
   if (existsSync(path)) {
     throw errors.conflict('tenant database', path)
   }
   const baseUrl = `${(options.origin ?? DEFAULT_SERVER_ORIGIN).replace(/\/+$/, '')}/${settings.name}/${settings.region}`
-  const database = await TenantDatabase.open(path, { create: true })
+  // The database is built under a name of this process and renamed into place only once the
+  // tenant is registered: two commands creating the same tenant at once never share a file.
+  const building = join(dirname(path), `.${basename(path)}.${process.pid}.creating`)
+  const removeBuilding = () => {
+    for (const file of [building, `${building}.wal`]) rmSync(file, { force: true })
+  }
+  removeBuilding()
+  const database = await TenantDatabase.open(building, { create: true })
   try {
     await writeSettings(database, settings, baseUrl)
     await options.initialise?.(database, settings)
     await database.checkpoint()
   } catch (error) {
     database.close()
-    rmSync(path, { force: true })
-    rmSync(`${path}.wal`, { force: true })
+    removeBuilding()
     throw error
   }
   database.close()
   const { client, secret } = newOAuthClient(['read', 'write'])
-  const entry: TenantEntry = { settings, base_url: baseUrl, clients: [client] }
-  registry.put(entry)
-  registry.save()
+  try {
+    TenantRegistry.update(options.dataDir, (current) => {
+      if (current.find(settings.name)) throw errors.conflict('tenant', settings.name)
+      if (existsSync(path)) throw errors.conflict('tenant database', path)
+      renameSync(building, path)
+      current.put({ settings, base_url: baseUrl, clients: [client] })
+    })
+  } finally {
+    removeBuilding()
+  }
   return {
     tenant: settings.name,
     region: settings.region,
@@ -98,6 +108,63 @@ export async function createTenant(options: CreateTenantOptions): Promise<Create
     client_secret: secret,
     settings,
   }
+}
+
+/** Spec 2.1: some languages exist only for vendor_a's vocabulary; a 422 when it is not activated. */
+function checkVendorLanguages(settings: TenantSettingsType): void {
+  const vendorAOnly = settings.languages.filter((language) =>
+    (VENDOR_A_ONLY_LANGUAGES as readonly string[]).includes(language),
+  )
+  if (vendorAOnly.length > 0 && !settings.vendors.includes('vendor_a')) {
+    throw errors.unprocessable(
+      `--language ${vendorAOnly.join(', ')}: only vendor_a's vocabulary has ${vendorAOnly.length > 1 ? 'these languages' : 'this language'}; add --vendor vendor_a, or choose from ${DEFAULT_VOCAB_LANGUAGES.join(', ')}`,
+    )
+  }
+}
+
+export interface UpdateTenantOptions {
+  dataDir: string
+  name: string
+  /** Vendors to activate (added to those activated). */
+  vendors?: string[] | undefined
+  /** Vocabulary languages to activate (added to those activated). */
+  languages?: string[] | undefined
+}
+
+/**
+ * Activates vendors and vocabulary languages on an existing tenant, in tenants.json and in the
+ * mirror of the settings in its database (so a tenant held by a run or the server is refused,
+ * clearly, before anything changes). Activating what is active changes nothing.
+ */
+export async function updateTenant(options: UpdateTenantOptions): Promise<TenantSettingsType> {
+  const merged = (current: TenantSettingsType): TenantSettingsType => {
+    const parsed = TenantSettings.safeParse({
+      ...current,
+      vendors: unique([...current.vendors, ...(options.vendors ?? [])]),
+      languages: unique([...current.languages, ...(options.languages ?? [])]),
+    })
+    if (!parsed.success) {
+      throw errors.unprocessable(
+        parsed.error.issues.map((issue) => `${flagName(issue.path)}: ${issue.message}`),
+      )
+    }
+    checkVendorLanguages(parsed.data)
+    return parsed.data
+  }
+  const entry = TenantRegistry.load(options.dataDir).get(options.name)
+  const settings = merged(entry.settings)
+  const database = await TenantDatabase.open(tenantDatabaseFile(options.dataDir, options.name))
+  try {
+    await writeSettings(database, settings, entry.base_url)
+  } finally {
+    database.close()
+  }
+  // Merged again under the lock: another change meanwhile is kept (activations only add).
+  return TenantRegistry.update(options.dataDir, (registry) => {
+    const current = registry.get(options.name)
+    current.settings = merged(current.settings)
+    return current.settings
+  })
 }
 
 async function writeSettings(database: TenantDatabase, settings: TenantSettingsType, baseUrl: string) {
@@ -148,6 +215,8 @@ export interface TenantSummary {
   base_url: string
   counts: Record<string, number> | null
   last_run: { run_id: string; kind: string; status: string; finished_at: string | null } | null
+  /** The run holding the tenant's database now (from its status file), when one does. */
+  running?: { run_id: string; kind: string; pid: number; stage: string; since: string; started_at: string }
   note?: string
 }
 
@@ -205,6 +274,19 @@ export async function listTenants(dataDir: string): Promise<TenantSummary[]> {
       }
     } catch (error) {
       summary.note = (error as Error).message
+      // The database is held (by a run): what the run says of itself, beside the database.
+      const run = readRunStatus(tenantDatabaseFile(dataDir, entry.settings.name))
+      if (run) {
+        summary.running = {
+          run_id: run.run_id,
+          kind: run.kind,
+          pid: run.pid,
+          stage: run.stage,
+          since: run.stage_started_at,
+          started_at: run.started_at,
+        }
+        summary.note = `held by the ${describeRun(run)}; counts are shown when it has finished`
+      }
     }
     summaries.push(summary)
   }

@@ -58,7 +58,7 @@ describe('an ingest killed with SIGKILL halfway', () => {
       let seen = ''
       child.stderr?.on('data', (chunk: Buffer) => {
         seen += chunk.toString()
-        if (/progress skill_events \d+ rows/.test(seen)) resolve()
+        if (/progress skill_events .*: \d+ rows/.test(seen)) resolve()
       })
     })
     child.kill('SIGKILL')

@@ -191,7 +191,15 @@ describe('run (the nightly job)', () => {
     const columns = (reader.getRowObjectsJS() as { column_name: string }[]).map((row) => row.column_name)
     connection.closeSync()
     instance.closeSync()
-    expect(columns).toEqual(['job_id', 'rank', 'employee_id', 'score'])
+    expect(columns).toEqual([
+      'job_id',
+      'rank',
+      'employee_id',
+      'score',
+      'overqualified',
+      'critical_skills_match_ratio',
+      'explanation',
+    ])
   })
 
   // Same for Arrow: with no rows apache-arrow's tableFromArrays infers the id columns as Null

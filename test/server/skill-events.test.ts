@@ -163,7 +163,7 @@ describe('POST /employees/{id}/skill_events', () => {
     expectError(
       await send('e-1', { ...working('evt-2', 'x'), timestamp: '2024-02-30' }),
       422,
-      'timestamp: must be an ISO 8601 date',
+      'timestamp: 2024-02-30 does not exist: February 2024 has 29 days',
     )
     expectError(
       await send('e-1', working('evt-2', 'x', { start_date: '2020-13-01' })),

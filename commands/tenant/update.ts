@@ -1,0 +1,46 @@
+import { Args, Flags } from '@oclif/core'
+import { SkillhouseCommand } from '../../src/cli/base-command.js'
+import { errors } from '../../src/errors/skillhouse-error.js'
+import { type TenantSettings, VENDORS, VOCAB_LANGUAGES } from '../../src/schemas/index.js'
+import { updateTenant } from '../../src/tenants/tenant-service.js'
+
+export default class TenantUpdate extends SkillhouseCommand {
+  static override summary = 'Activate vocabulary vendors and languages on an existing tenant'
+  static override description =
+    'Adds to what the tenant has activated (nothing is deactivated). Activate vendor_a before importing an ESCO download into it; its own languages (es, it, pt, …) need it too.'
+  static override examples = [
+    '<%= config.bin %> tenant update acme --vendor vendor_a',
+    '<%= config.bin %> tenant update acme --vendor vendor_a --language es --language it',
+  ]
+  static override args = {
+    name: Args.string({ description: 'tenant name', required: true }),
+  }
+  static override flags = {
+    vendor: Flags.string({
+      description: 'activate a vocabulary vendor (repeatable)',
+      options: [...VENDORS],
+      multiple: true,
+    }),
+    language: Flags.string({
+      description: 'activate a vocabulary language (repeatable)',
+      options: [...VOCAB_LANGUAGES],
+      multiple: true,
+    }),
+  }
+
+  async run(): Promise<TenantSettings> {
+    const { args, flags } = await this.parse(TenantUpdate)
+    if (!flags.vendor?.length && !flags.language?.length)
+      throw errors.badRequest('name what to activate: --vendor V and/or --language L')
+    const settings = await updateTenant({
+      dataDir: this.dataDir(flags),
+      name: args.name,
+      vendors: flags.vendor,
+      languages: flags.language,
+    })
+    this.log(`Tenant ${settings.name}`)
+    this.log(`  vendors    ${settings.vendors.join(', ')}`)
+    this.log(`  languages  ${settings.languages.join(', ')}`)
+    return settings
+  }
+}
