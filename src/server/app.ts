@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type Context, Hono } from 'hono'
 import type { StrictCheck } from '../entities/skill-event-store.js'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { hasBacklog } from '../events/delivery-log.js'
 import { type DeliveryDependencies, WebhookDeliveryLoop } from '../events/webhook-delivery.js'
 import { deriveProfiles } from '../profiles/derive.js'
 import { strictCheck } from '../profiles/strict-check.js'
@@ -42,7 +43,7 @@ export interface AppOptions {
   deriveMaxDelayMs?: number
   /** Bytes of GET answers kept for answering again while the tenant's data is unchanged; 0 keeps none. */
   responseCacheBytes?: number
-  /** Webhook delivery: attempts before an event is dead, backoff base and cap, timeout per attempt. */
+  /** Webhook delivery: retry window, backoff base and cap, timeout per attempt. */
   webhookDelivery?: Partial<WebhookDeliverySettings>
   /** How often the background delivery looks for due webhook deliveries (ms); default 1000. */
   deliveryIntervalMs?: number
@@ -107,8 +108,16 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   const answers = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined
   const deliveries = new WebhookDeliveryLoop({
     tenants: () => pool.openTenants(),
-    access: (tenant) => (work) => pool.use(tenant, work),
-    read: (tenant) => (work) => pool.useForReading(tenant, work),
+    access: (tenant) => (work) => pool.useForDelivery(tenant, work),
+    // Delivery starts with the server: every tenant with events to deliver is opened at once.
+    startup: {
+      tenants: () =>
+        pool
+          .current()
+          .list()
+          .map((entry) => entry.settings.name),
+      hasBacklog: (tenant) => pool.peek(tenant, hasBacklog),
+    },
     ...(options.webhookDelivery ? { settings: options.webhookDelivery } : {}),
     ...(options.deliveryIntervalMs !== undefined ? { intervalMs: options.deliveryIntervalMs } : {}),
     ...options.deliveryDependencies,
@@ -266,7 +275,8 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       // A GET answered before, while nothing that may write has run on the tenant since, is
       // answered again as it was (the data version of the pool says so), before anything else of
       // the request is built. The key is the URL as sent: the same text asks the same question.
-      const cacheKey = route.method === 'GET' && answers ? `${tenant} ${c.req.url}` : undefined
+      const cacheKey =
+        route.method === 'GET' && answers && !route.volatile ? `${tenant} ${c.req.url}` : undefined
       const version = pool.version(tenant)
       const known = cacheKey ? answers?.get(cacheKey, version) : undefined
       if (known) return jsonResponse(known.json, known.status, { ...known.headers, ...idHeader(c) })

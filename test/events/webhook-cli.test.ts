@@ -176,7 +176,7 @@ describe('skillhouse serve delivers to webhooks with its --delivery-* flags', ()
   const dataDir = join(temp.dir, 'data')
   afterAll(() => temp.cleanup())
 
-  it('retries an event as often as --delivery-attempts says, then keeps it as a dead letter', async () => {
+  it('retries an event until --delivery-window ends, then keeps it as a dead letter', async () => {
     const created = await createOpenTenant(dataDir, 'acme')
     created.database.close()
     const consumer = await WebhookReceiver.start((_, index) => (index === 0 ? 200 : 503))
@@ -190,8 +190,8 @@ describe('skillhouse serve delivers to webhooks with its --delivery-* flags', ()
         '--json',
         '--data-dir',
         dataDir,
-        '--delivery-attempts',
-        '3',
+        '--delivery-window',
+        '400',
         '--delivery-backoff',
         '10',
         '--delivery-backoff-cap',
@@ -202,6 +202,10 @@ describe('skillhouse serve delivers to webhooks with its --delivery-* flags', ()
       { cwd: projectRoot(), env: { NO_COLOR: '1' }, reject: false },
     )
     try {
+      let stderr = ''
+      server.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString()
+      })
       const url = await new Promise<string>((resolve, reject) => {
         let out = ''
         server.stdout?.on('data', (chunk: Buffer) => {
@@ -218,6 +222,9 @@ describe('skillhouse serve delivers to webhooks with its --delivery-* flags', ()
       const added = await call(`${base}/webhooks`, { method: 'POST', token, body: { url: consumer.url } })
       expect(added.status, added.text).toBe(201)
       const id = (added.json as WebhookSubscription).id
+      // The first derivation after the tenant opened (it loads the vocabulary) holds the event
+      // loop for seconds: the event goes after it, so that its short window is spent retrying.
+      await eventually(async () => (stderr.includes('"msg":"derive"') ? true : undefined), 60_000)
       const domain = await call(`${base}/taxonomy/domains`, {
         method: 'POST',
         token,
@@ -230,13 +237,18 @@ describe('skillhouse serve delivers to webhooks with its --delivery-* flags', ()
       }, 30_000)
       expect(counts).toEqual({ pending: 0, delivered: 0, dead: 1 })
       const attempts = consumer.events()
-      expect(attempts).toHaveLength(3)
+      expect(attempts.length).toBeGreaterThanOrEqual(2)
       expect(new Set(attempts.map((request) => request.event.id)).size).toBe(1)
       expect(attempts[0]?.event.type).toBe('ai.vendor.taxonomy.updated.v1')
       const log = (await call(`${base}/webhooks/${id}/deliveries?state=dead`, { token })).json as {
-        records: { attempts: number; last_status: number }[]
+        records: { attempts: number; last_status: number; created_at: string; updated_at: string }[]
       }
-      expect(log.records).toEqual([expect.objectContaining({ attempts: 3, last_status: 503 })])
+      expect(log.records).toEqual([expect.objectContaining({ attempts: attempts.length, last_status: 503 })])
+      // Given up only once its window had ended.
+      const [record] = log.records
+      expect(
+        Date.parse(record?.updated_at ?? '') - Date.parse(record?.created_at ?? ''),
+      ).toBeGreaterThanOrEqual(400)
     } finally {
       server.kill('SIGTERM')
       const stopped = await server

@@ -38,7 +38,7 @@ describe('webhooks over HTTP', () => {
     tenant.database.close()
     server = await startTestServer(dataDir, {
       deliveryIntervalMs: 50,
-      webhookDelivery: { maxAttempts: 20, backoffBaseMs: 10, backoffCapMs: 100, timeoutMs: 5000 },
+      webhookDelivery: { backoffBaseMs: 10, backoffCapMs: 100, timeoutMs: 5000 },
     })
     token = await tokenFor(dataDir, 'acme')
     base = `${server.url}/acme/eu`
