@@ -1,21 +1,14 @@
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readOutbox } from '../../src/events/outbox.js'
 import type { WebhookSubscription } from '../../src/schemas/index.js'
-import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
+import { createOpenTenant } from '../helpers/temp-tenant.js'
 import { call, eventually, startTestServer, tokenFor } from '../server/server-helpers.js'
-import { type Answer, WebhookReceiver } from './webhook-receiver.js'
+import { webhookTestBed } from './webhook-receiver.js'
 
 const DOMAINS = 8
 
 describe('webhook subscriptions delivered each on its own', () => {
-  const temp = tempDir()
-  const dataDir = join(temp.dir, 'data')
-  const receivers: WebhookReceiver[] = []
-  afterAll(async () => {
-    await Promise.all(receivers.map((receiver) => receiver.close()))
-    temp.cleanup()
-  })
+  const { dataDir, receivers, receiver: start } = webhookTestBed()
 
   it('a healthy subscriber gets every event while another hangs, another answers 500 and another takes 2 s', async () => {
     const created = await createOpenTenant(dataDir, 'acme')
@@ -31,11 +24,6 @@ describe('webhook subscriptions delivered each on its own', () => {
       // The first derivation of the tenant (it opened with the server) is out of the way.
       await server.app.worker.idle('acme')
 
-      const start = async (answer: Answer) => {
-        const receiver = await WebhookReceiver.start(answer)
-        receivers.push(receiver)
-        return receiver
-      }
       const hung = await start((_, index) => (index === 0 ? 200 : 'hang'))
       const failing = await start((_, index) => (index === 0 ? 200 : 500))
       const slow = await start((_, index) => (index === 0 ? 200 : { status: 200, afterMs: 2000 }))

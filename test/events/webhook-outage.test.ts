@@ -1,11 +1,10 @@
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readOutbox } from '../../src/events/outbox.js'
 import { retrySchedule } from '../../src/events/retry-policy.js'
 import { WebhookDeliveryPage, type WebhookSubscription } from '../../src/schemas/index.js'
-import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
+import { createOpenTenant } from '../helpers/temp-tenant.js'
 import { call, eventually, startTestServer, tokenFor } from '../server/server-helpers.js'
-import { WebhookReceiver } from './webhook-receiver.js'
+import { webhookTestBed } from './webhook-receiver.js'
 
 /**
  * The policy on a time base a thousand times shorter than the default (1 ms for 1 s): a 24-hour
@@ -16,20 +15,13 @@ const SCALED = { backoffBaseMs: 1, backoffCapMs: 3600, windowMs: 86_400, timeout
 const OLD_WINDOW_MS = 127 * SCALED.backoffBaseMs
 
 describe('a webhook consumer down for longer than the old retry window', () => {
-  const temp = tempDir()
-  const dataDir = join(temp.dir, 'data')
-  const receivers: WebhookReceiver[] = []
-  afterAll(async () => {
-    await Promise.all(receivers.map((receiver) => receiver.close()))
-    temp.cleanup()
-  })
+  const { dataDir, receiver } = webhookTestBed()
 
   it('gets every event once it is back, in outbox order, none dead', async () => {
     const created = await createOpenTenant(dataDir, 'acme')
     created.database.close()
     const server = await startTestServer(dataDir, { deliveryIntervalMs: 50, webhookDelivery: SCALED })
-    const consumer = await WebhookReceiver.start()
-    receivers.push(consumer)
+    const consumer = await receiver()
     try {
       const token = await tokenFor(dataDir, 'acme')
       const base = `${server.url}/acme/eu`

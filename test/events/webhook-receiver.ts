@@ -1,6 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { type CloudEvent, HTTP } from 'cloudevents'
+import { afterAll } from 'vitest'
+import { tempDir } from '../helpers/temp-tenant.js'
 
 /** One request a receiver got, the CloudEvent it carried, and the status it answered. */
 export interface ReceivedRequest {
@@ -118,4 +121,30 @@ export async function closedPortUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return `http://127.0.0.1:${port}/hooks`
+}
+
+/**
+ * A data directory and the receivers of one `describe`, removed and closed after it: `receiver`
+ * starts one that is closed then.
+ */
+export function webhookTestBed(): {
+  dataDir: string
+  receivers: WebhookReceiver[]
+  receiver: (answer?: Answer) => Promise<WebhookReceiver>
+} {
+  const temp = tempDir()
+  const receivers: WebhookReceiver[] = []
+  afterAll(async () => {
+    await Promise.all(receivers.map((receiver) => receiver.close()))
+    temp.cleanup()
+  })
+  return {
+    dataDir: join(temp.dir, 'data'),
+    receivers,
+    receiver: async (answer) => {
+      const started = await WebhookReceiver.start(answer)
+      receivers.push(started)
+      return started
+    },
+  }
 }
