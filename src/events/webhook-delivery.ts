@@ -38,7 +38,6 @@ export type TenantAccess = <T>(work: (tenant: WebhookTenant) => Promise<T>) => P
 
 /** IO and randomness of delivery, passed in so that tests can use short backoffs and real receivers. */
 export interface DeliveryDependencies {
-  fetch?: typeof fetch
   now?: () => Date
   /** A number in [0, 1]: the jitter of the backoff. */
   random?: () => number
@@ -231,7 +230,6 @@ export class TenantDelivery {
         if (this.stop()) break
         const outcome = await postCloudEvent(work.url, delivery.event, {
           timeoutMs: work.policy.timeoutMs,
-          ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
         })
         const at = this.now()
         const attempts = delivery.attempts + 1
@@ -466,7 +464,6 @@ export class WebhookDeliveryLoop {
       const { log } = this.options
       delivery = new TenantDelivery(this.options.access(tenant), {
         ...(this.options.settings ? { settings: this.options.settings } : {}),
-        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
         ...(this.options.now ? { now: this.options.now } : {}),
         ...(this.options.random ? { random: this.options.random } : {}),
         shouldStop: () => this.stopped,

@@ -27,7 +27,6 @@ import { postCloudEvent } from './webhook-post.js'
  */
 
 export interface SubscribeOptions {
-  fetch?: typeof fetch
   /** How long the health check waits for the consumer's answer (ms); default 10 s. */
   timeoutMs?: number
   now?: () => Date
@@ -71,7 +70,6 @@ export async function addSubscription(
   const policy = request.retry_policy ?? {}
   const answer = await postCloudEvent(url, healthCheckEvent(baseUrl, now()), {
     timeoutMs: options.timeoutMs ?? policy.timeout_ms ?? deliverySettings().timeoutMs,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
   })
   if (!answer.ok) {
     throw errors.unprocessable(

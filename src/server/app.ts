@@ -280,6 +280,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       const version = pool.version(tenant)
       const known = cacheKey ? answers?.get(cacheKey, version) : undefined
       if (known) return jsonResponse(known.json, known.status, { ...known.headers, ...idHeader(c) })
+      let wrote = false
       const context: RouteContext = {
         tenantName: tenant,
         params: c.req.param() as Record<string, string>,
@@ -288,7 +289,10 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         body: (bodyOptions) => readJson(c.req.raw, { limit: bodyLimit, ...bodyOptions }),
         // GETs, and POSTs that are queries sent as a body (scope read: matching, taxonomy
         // changes), only read: they run beside each other (and beside the background work).
-        tenant: (work) => (reads ? pool.useForReading(tenant, work) : pool.use(tenant, work)),
+        tenant: (work) => {
+          if (!reads) wrote = true
+          return reads ? pool.useForReading(tenant, work) : pool.use(tenant, work)
+        },
         skillEventLane: (work) => pool.useForSkillEvents(tenant, work),
         changed: () => worker?.schedule(tenant),
         employeeLookup: (open) => {
@@ -312,8 +316,9 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       const result = await route.handler(context).catch((error: unknown) => {
         throw asListedStatus(route, error)
       })
-      // A change may have appended events (taxonomy operations do): deliver them now, not at the next look.
-      if (!reads) deliveries.nudge(tenant)
+      // A change may have appended events (taxonomy operations do): deliver them now, not at the
+      // next look. Skill events append none (their derivation does, and nudges after it).
+      if (wrote) deliveries.nudge(tenant)
       const headers = { ...route.headers, ...result.headers }
       if (cacheKey && result.status === 200 && result.json !== undefined) {
         answers?.set(cacheKey, version, { status: result.status, json: result.json, headers })
