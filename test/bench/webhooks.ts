@@ -57,10 +57,11 @@ export async function benchWebhooks(): Promise<BenchResult> {
     }
 
     stage(`POST skill_events for ${seconds} s, no subscription (the reference)`)
+    const derivedBefore = derivations(server.log)
     const accepted = await postSkillEvents(base, token, ids, seconds, 'reference')
     figures.skill_events_accepted_per_second = accepted
     // The derivations of those events end before the outbox is replayed: nothing else runs then.
-    await settled(api)
+    await settled(server.log, derivedBefore)
 
     const subscribe = async () => {
       const consumer = await Consumer.start()
@@ -101,25 +102,31 @@ export async function benchWebhooks(): Promise<BenchResult> {
     figures.delivered_per_second_10_consumers_total = 10 * perSecondEach
     for (const consumer of consumers.slice(1)) await api('DELETE', `/webhooks/${consumer.id}`)
 
-    stage(`POST skill_events for ${seconds} s with one consumer subscribed`)
+    stage(`POST skill_events for ${seconds} s with one consumer subscribed, until derived`)
     first.received = 0
     const outboxBefore = await outboxLength(api, first.id as string)
-    const live = await postSkillEvents(base, token, ids, seconds, 'live')
-    const appendedDuring = (await outboxLength(api, first.id as string)) - outboxBefore
-    figures.skill_events_accepted_per_second_live = live
-    figures.live_events_appended_during_load = appendedDuring
-    figures.live_events_delivered_during_load = first.received
+    const liveStarted = performance.now()
+    const derivedBeforeLive = derivations(server.log)
+    figures.skill_events_accepted_per_second_live = await postSkillEvents(base, token, ids, seconds, 'live')
+    await settled(server.log, derivedBeforeLive)
+    const appended = (await outboxLength(api, first.id as string)) - outboxBefore
+    figures.live_seconds_until_derived = round((performance.now() - liveStarted) / 1000)
+    figures.live_events_appended = appended
+    const deliveredByThen = first.received
+    figures.live_events_delivered_by_then = deliveredByThen
+    figures.live_events_appended_per_second = round(appended / Number(figures.live_seconds_until_derived))
     const drainStarted = performance.now()
     await waitFor(async () => {
       const subscription = await api('GET', `/webhooks/${first.id}`)
       return (subscription.deliveries as { pending: number }).pending === 0 ? 1 : 0
     }, 600)
-    figures.live_backlog_drained_seconds_after_load = round((performance.now() - drainStarted) / 1000)
+    figures.live_backlog_drained_seconds_after = round((performance.now() - drainStarted) / 1000)
+    ratios.live_delivered_vs_appended_by_then = round(deliveredByThen / Math.max(1, appended))
+    ratios.delivered_1_consumer_vs_live_appended = round(perSecondOne / Math.max(1, appended / seconds))
 
     ratios.delivered_1_consumer_vs_accepted = round(perSecondOne / accepted)
     ratios.delivered_10_consumers_each_vs_accepted = round(perSecondEach / accepted)
     ratios.delivered_10_consumers_total_vs_accepted = round((10 * perSecondEach) / accepted)
-    ratios.live_delivered_vs_appended_during_load = round(first.received / Math.max(1, appendedDuring))
     return { name: 'webhooks', figures, ratios }
   } finally {
     if (server) {
@@ -132,26 +139,24 @@ export async function benchWebhooks(): Promise<BenchResult> {
 }
 
 /**
- * Waits until the server has derived what it accepted: the background derivation appends no more
- * events (a subscription made for the purpose sees its backlog stay the same for two seconds).
+ * Waits until the server has derived what it accepted: a derivation has ended since `since` (the
+ * count of its `derive` log lines then) and none for three seconds since.
  */
-async function settled(
-  api: (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>,
-): Promise<void> {
-  const probe = await Consumer.start()
-  const id = String((await api('POST', '/webhooks', { url: probe.url })).id)
+async function settled(log: { text: string }, since: number): Promise<void> {
+  let seen = derivations(log)
   let quietSince = Date.now()
-  let seen = -1
-  await waitFor(async () => {
-    const count = await outboxLength(api, id)
-    if (count !== seen) {
-      seen = count
-      quietSince = Date.now()
-    }
-    return Number(Date.now() - quietSince > 2000)
-  }, 600)
-  await api('DELETE', `/webhooks/${id}`)
-  await probe.close()
+  await waitFor(
+    async () => {
+      const count = derivations(log)
+      if (count !== seen) {
+        seen = count
+        quietSince = Date.now()
+      }
+      return Number(count > since && Date.now() - quietSince > 3000)
+    },
+    900,
+    250,
+  )
 }
 
 /** Outbox events appended after the subscription was made and queued for it (its backlog and log). */
@@ -226,13 +231,14 @@ async function postSkillEvents(
 }
 
 /** Polls `check` until it gives a truthy number, for at most `timeoutSeconds`. */
-async function waitFor(check: () => Promise<number>, timeoutSeconds: number): Promise<void> {
+async function waitFor(check: () => Promise<number>, timeoutSeconds: number, everyMs = 20): Promise<void> {
   const until = Date.now() + timeoutSeconds * 1000
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`not done within ${timeoutSeconds} s`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
 }
 
+const derivations = (log: { text: string }) => log.text.split('"msg":"derive"').length - 1
 const stage = (text: string) => console.log(`  … ${text}`)
 const round = (value: number, digits = 2) => Number(value.toFixed(digits))
