@@ -32,6 +32,21 @@ const SKILL_CREATED = 'ai.vendor.taxonomy.skill.created.v1'
 /** Short waits so that retries happen within a test; real time, real HTTP. */
 const FAST = { windowMs: 60_000, backoffBaseMs: 5, backoffCapMs: 40, timeoutMs: 5000 }
 
+/**
+ * A clock that moves only when delivery sleeps until its next retry: the windows and waits of a
+ * test are then the same however busy the machine is (the requests stay real).
+ */
+function virtualClock() {
+  let time = Date.now()
+  return {
+    now: () => new Date(time),
+    sleep: async (ms: number) => {
+      time += ms
+      await new Promise((resolve) => setImmediate(resolve))
+    },
+  }
+}
+
 describe('the webhook retry policy', () => {
   const settings = deliverySettings()
 
@@ -305,7 +320,7 @@ describe('webhook subscriptions and delivery', () => {
     const appended = await append(4, PROFILE_UPDATED, 'dead')
     refusedId = appended[1]?.id
     const windowMs = 300
-    const run = await deliverUntilIdle(access, { settings: { ...FAST, windowMs } })
+    const run = await deliverUntilIdle(access, { settings: { ...FAST, windowMs }, ...virtualClock() })
     expect(run).toMatchObject({ delivered: 3, dead: 1, pending: 0 })
     const refused = consumer.events().filter((request) => request.event.id === refusedId)
     expect(refused.length).toBeGreaterThanOrEqual(2)
@@ -345,7 +360,7 @@ describe('webhook subscriptions and delivery', () => {
     const consumer = await receiver((_, index) => (index === 0 ? 200 : 404))
     const subscription = await addSubscription(access, { url: consumer.url })
     const appended = await append(3, PROFILE_UPDATED, 'down')
-    const run = await deliverUntilIdle(access, { settings: { ...FAST, windowMs: 200 } })
+    const run = await deliverUntilIdle(access, { settings: { ...FAST, windowMs: 200 }, ...virtualClock() })
     expect(run).toMatchObject({ delivered: 0, dead: 3, pending: 0 })
     const [first, second, third] = appended.map((event) => event.id)
     // Only the first was ever sent; the others died with it, their windows over, unsent.
@@ -473,7 +488,7 @@ describe('webhook subscriptions and delivery', () => {
     const before = await append(2, PROFILE_UPDATED, 'replay-before')
     const subscription = await addSubscription(access, { url: consumer.url })
     const after = await append(3, PROFILE_UPDATED, 'replay-after')
-    const died = await deliverUntilIdle(access, { settings: { ...FAST, windowMs: 100 } })
+    const died = await deliverUntilIdle(access, { settings: { ...FAST, windowMs: 100 }, ...virtualClock() })
     expect(died).toMatchObject({ dead: 3, delivered: 0, pending: 0 })
     refusing = false
     const sentBefore = consumer.events().length
