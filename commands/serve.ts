@@ -1,13 +1,13 @@
 import { Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
-import { LIMITS } from '../src/schemas/index.js'
+import { DEFAULT_RETRY_WINDOW_MS, LIMITS, MAX_RETRY_WINDOW_MS } from '../src/schemas/index.js'
 import { DEFAULT_MAX_CONNECTIONS, startServer } from '../src/server/start-server.js'
 import { TenantRegistry } from '../src/tenants/tenant-registry.js'
 
 export default class Serve extends SkillhouseCommand {
   static override summary = 'Serve the HTTP API for every tenant of the data directory'
   static override description =
-    'Each tenant answers below its base URL http://HOST:PORT/{tenant}/{region}. Clients get tokens with the client credentials grant at POST /oauth/token (or from an external authorization server with --jwks-file/--jwks-url). Skill events are acknowledged once stored and derived into profiles in the background. CloudEvents of the outbox go to the webhook subscriptions in the background, retried as the --delivery-* flags say. Logs are JSON lines on stderr; SIGTERM or SIGINT stops accepting, finishes the requests in flight and closes the databases. While it runs, batch commands cannot write its tenants (and the other way round).'
+    'Each tenant answers below its base URL http://HOST:PORT/{tenant}/{region}. Clients get tokens with the client credentials grant at POST /oauth/token (or from an external authorization server with --jwks-file/--jwks-url). Skill events are acknowledged once stored and derived into profiles in the background. CloudEvents of the outbox go to the webhook subscriptions in the background from the start (every tenant with events to deliver is opened at once), each subscription on its own, retried as the --delivery-* flags (or the policy of a subscription) say. Logs are JSON lines on stderr; SIGTERM or SIGINT stops accepting, finishes the requests in flight and closes the databases. While it runs, batch commands cannot write its tenants (and the other way round).'
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --host 0.0.0.0 --port 8443 --max-connections 512',
@@ -45,24 +45,25 @@ export default class Serve extends SkillhouseCommand {
     }),
     'jwt-issuer': Flags.string({ description: 'with --jwks-*: the iss tokens must carry' }),
     'jwt-audience': Flags.string({ description: 'with --jwks-*: the aud tokens must carry' }),
-    'delivery-attempts': Flags.integer({
-      description: 'webhook delivery: attempts of an event before it is dead',
-      default: 8,
-      min: 1,
-      max: 100,
+    'delivery-window': Flags.integer({
+      description:
+        'webhook delivery: how long an event is retried after it was queued before it is dead (ms; default 24 h)',
+      default: DEFAULT_RETRY_WINDOW_MS,
+      min: 0,
+      max: MAX_RETRY_WINDOW_MS,
       helpGroup: 'WEBHOOKS',
     }),
     'delivery-backoff': Flags.integer({
       description:
-        'webhook delivery: longest wait before the first retry (ms); doubled per retry, with full jitter',
+        'webhook delivery: nominal wait before the first retry (ms); doubled per retry up to the cap, each drawn between half and the whole',
       default: 1000,
-      min: 0,
+      min: 1,
       helpGroup: 'WEBHOOKS',
     }),
     'delivery-backoff-cap': Flags.integer({
-      description: 'webhook delivery: longest wait between two attempts (ms)',
-      default: 600_000,
-      min: 0,
+      description: 'webhook delivery: longest nominal wait between two attempts (ms; default 1 h)',
+      default: 3_600_000,
+      min: 1,
       helpGroup: 'WEBHOOKS',
     }),
     'delivery-timeout': Flags.integer({
@@ -85,7 +86,7 @@ export default class Serve extends SkillhouseCommand {
       ...(flags.origin ? { origin: flags.origin } : {}),
       maxConnections: flags['max-connections'],
       webhookDelivery: {
-        maxAttempts: flags['delivery-attempts'],
+        windowMs: flags['delivery-window'],
         backoffBaseMs: flags['delivery-backoff'],
         backoffCapMs: flags['delivery-backoff-cap'],
         timeoutMs: flags['delivery-timeout'],

@@ -2,7 +2,12 @@ import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { serialAccess } from '../../src/events/webhook-delivery.js'
 import { addSubscription } from '../../src/events/webhook-subscriptions.js'
-import { WEBHOOK_EVENT_TYPES, type WebhookSubscription } from '../../src/schemas/index.js'
+import {
+  MAX_DELIVERY_TIMEOUT_MS,
+  MAX_RETRY_WINDOW_MS,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookSubscription,
+} from '../../src/schemas/index.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
 export default class WebhookAdd extends SkillhouseCommand {
@@ -12,6 +17,7 @@ export default class WebhookAdd extends SkillhouseCommand {
   static override examples = [
     '<%= config.bin %> webhook add https://hooks.example.com/skills',
     '<%= config.bin %> webhook add http://127.0.0.1:9000/events --event-type ai.vendor.employee.skill_profile.updated.v1 --json',
+    '<%= config.bin %> webhook add https://hooks.example.com/skills --retry-window 259200000 --backoff-cap 7200000',
   ]
   static override args = {
     url: Args.string({ description: 'the http or https URL the events are POSTed to', required: true }),
@@ -24,8 +30,22 @@ export default class WebhookAdd extends SkillhouseCommand {
       options: [...WEBHOOK_EVENT_TYPES],
     }),
     timeout: Flags.integer({
-      description: 'how long the health check waits for an answer (ms)',
-      default: 10_000,
+      description:
+        "how long the health check and each delivery wait for an answer (ms; default: the server's, 10 s)",
+      min: 1,
+      max: MAX_DELIVERY_TIMEOUT_MS,
+    }),
+    'retry-window': Flags.integer({
+      description: "how long an event is retried before it is dead (ms; default: the server's, 24 h)",
+      min: 0,
+      max: MAX_RETRY_WINDOW_MS,
+    }),
+    backoff: Flags.integer({
+      description: "nominal wait before the first retry (ms; default: the server's, 1 s)",
+      min: 1,
+    }),
+    'backoff-cap': Flags.integer({
+      description: "longest nominal wait between two attempts (ms; default: the server's, 1 h)",
       min: 1,
     }),
   }
@@ -33,11 +53,16 @@ export default class WebhookAdd extends SkillhouseCommand {
   async run(): Promise<WebhookSubscription> {
     const { args, flags } = await this.parse(WebhookAdd)
     const subscription = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      addSubscription(
-        serialAccess(tenant),
-        { url: args.url, event_types: flags['event-type'] ?? [] },
-        { timeoutMs: flags.timeout },
-      ),
+      addSubscription(serialAccess(tenant), {
+        url: args.url,
+        event_types: flags['event-type'] ?? [],
+        retry_policy: {
+          window_ms: flags['retry-window'],
+          backoff_base_ms: flags.backoff,
+          backoff_cap_ms: flags['backoff-cap'],
+          timeout_ms: flags.timeout,
+        },
+      }),
     )
     const types = subscription.event_types.length ? subscription.event_types.join(', ') : 'every event type'
     this.log(`Subscribed ${subscription.url} as ${subscription.id} (${types})`)

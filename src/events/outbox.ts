@@ -128,28 +128,32 @@ export async function readOutbox(
     params.push(Math.max(0, Math.floor(options.limit)))
     sql += ` LIMIT $${params.length}`
   }
-  const rows = await database.all<{
-    seq: number
-    id: string
-    type: string
-    source: string
-    subject: string | null
-    time: Date
-    data: string
-  }>(sql, params)
-  return rows.map((row) => ({
-    seq: Number(row.seq),
-    event: {
-      specversion: '1.0',
-      id: row.id,
-      type: row.type,
-      source: row.source,
-      time: row.time.toISOString(),
-      datacontenttype: 'application/json',
-      ...(row.subject === null ? {} : { subject: row.subject }),
-      data: JSON.parse(row.data) as Record<string, unknown>,
-    },
-  }))
+  const rows = await database.all<OutboxRow & { seq: number }>(sql, params)
+  return rows.map((row) => ({ seq: Number(row.seq), event: outboxEventOf(row) }))
+}
+
+/** The columns of an outbox row that make its CloudEvent, `data` read as text. */
+export type OutboxRow = {
+  id: string
+  type: string
+  source: string
+  subject: string | null
+  time: Date
+  data: string
+}
+
+/** An outbox row as the structured-mode CloudEvent every reader shows. */
+export function outboxEventOf(row: OutboxRow): OutboxCloudEvent {
+  return {
+    specversion: '1.0',
+    id: row.id,
+    type: row.type,
+    source: row.source,
+    time: row.time.toISOString(),
+    datacontenttype: 'application/json',
+    ...(row.subject === null ? {} : { subject: row.subject }),
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  }
 }
 
 /** Structured-mode CloudEvents 1.0 of the outbox, in sequence order. */
@@ -161,7 +165,7 @@ export async function readEvents(
 }
 
 /** `since` as a UTC timestamp string DuckDB reads; 422 naming `since` when it is no time. */
-function sinceValue(since: string): string {
+export function sinceValue(since: string): string {
   const ms = Date.parse(since)
   if (Number.isNaN(ms)) {
     throw errors.unprocessable(

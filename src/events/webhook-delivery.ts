@@ -1,20 +1,27 @@
-import { DuckDBTimestampValue } from '@duckdb/node-api'
-import { CloudEvent, HTTP } from 'cloudevents'
-import type { OutboxCloudEvent } from '../schemas/index.js'
-import { WebhookDeliverySettings } from '../schemas/webhooks.js'
+import type { WebhookDeliverySettings } from '../schemas/webhooks.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import {
+  type AttemptRecord,
+  deliveryBacklog,
+  enqueueNewEvents,
+  laneWork,
+  waitingSubscriptions,
+  writeAttempts,
+} from './delivery-log.js'
+import { afterFailure, deliverySettings } from './retry-policy.js'
+import { postCloudEvent } from './webhook-post.js'
 
 /**
  * At-least-once delivery of the outbox's CloudEvents to webhook subscriptions. Each active
  * subscription has a cursor over the outbox; new events past it are queued in the delivery log
- * (`webhook_deliveries`) and POSTed in structured mode, mostly in outbox order. A failed attempt is
- * retried after an exponential backoff with full jitter, until `maxAttempts` is reached and the
- * event is dead. The event id is the outbox event's, the same in every attempt, so that consumers
- * can drop duplicates.
+ * (`webhook_deliveries`) and POSTed in structured mode, in outbox order, by the subscription's own
+ * lane: one request in flight per subscription, every subscription independent of the others, so
+ * that a slow, failing or hung consumer delays nobody but itself. A failed attempt is retried as
+ * the retry policy says (retry-policy.ts) until its window ends. The event id is the outbox
+ * event's, the same in every attempt, so that consumers can drop duplicates.
  *
  * The database is reached only through a `TenantAccess`, for short bookkeeping steps; every HTTP
- * request is sent outside it, so the server's per-tenant lock is never held while a consumer
- * answers and no DuckDB transaction spans a request.
+ * request is sent outside it, and no DuckDB transaction spans a request.
  */
 
 /** What delivery needs of a tenant: its database and the base URL its events' sources hang on. */
@@ -24,24 +31,21 @@ export interface WebhookTenant {
 }
 
 /**
- * Runs a short piece of bookkeeping on the tenant: the server passes its per-tenant lock, the CLI
+ * Runs a short piece of bookkeeping on the tenant: the server passes its delivery lane, the CLI
  * `serialAccess` over the database it holds.
  */
 export type TenantAccess = <T>(work: (tenant: WebhookTenant) => Promise<T>) => Promise<T>
 
 /** IO and randomness of delivery, passed in so that tests can use short backoffs and real receivers. */
 export interface DeliveryDependencies {
-  fetch?: typeof fetch
   now?: () => Date
-  /** A number in [0, 1): the jitter of the backoff. */
+  /** A number in [0, 1]: the jitter of the backoff. */
   random?: () => number
 }
 
 export interface DeliveryOptions extends DeliveryDependencies {
   settings?: Partial<WebhookDeliverySettings>
-  /** Subscriptions served at once; each one's events go one after the other. */
-  concurrency?: number
-  /** Asked before each request: true stops the run after the requests in flight. */
+  /** Asked before each request: true stops the lanes after the requests in flight. */
   shouldStop?: () => boolean
 }
 
@@ -55,7 +59,7 @@ export interface DeliveryRun {
   delivered: number
   /** Failed attempts that will be retried. */
   failed: number
-  /** Events given up on (dead letters) after their last attempt. */
+  /** Events given up on (dead letters): an attempt failed after their retry window ended. */
   dead: number
   /** Events still pending for the active subscriptions. */
   pending: number
@@ -63,349 +67,249 @@ export interface DeliveryRun {
   next_attempt_at: string | null
 }
 
-/** The answer of a consumer to one request. */
-export interface PostOutcome {
-  ok: boolean
-  /** The HTTP status; null when no answer came (timeout, connection error). */
-  status: number | null
-  /** Why the attempt failed; null when it did not. */
-  error: string | null
-  /**
-   * Whether the failure concerns the consumer rather than the event: anything but a refusal of
-   * the payload (400, 409, 413, 415, 422), e.g. no answer, a redirect, 404, 429 or a 5XX. The
-   * subscription's other events then wait for the same retry instead of hammering an endpoint
-   * that is down or gone.
-   */
-  consumerDown: boolean
-}
-
-/** The settings with their defaults (8 attempts, 1 s base, 10 min cap, 10 s per attempt). */
-export function deliverySettings(settings: Partial<WebhookDeliverySettings> = {}): WebhookDeliverySettings {
-  const defined = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined))
-  return WebhookDeliverySettings.parse(defined)
-}
-
-/**
- * The wait before the attempt after `attempts` failed ones: "full jitter", a uniform draw between
- * 0 and min(cap, base · 2^(attempts − 1)), so that consumers coming back are not hit by every
- * retry at the same moment.
- */
-export function backoffDelay(
-  attempts: number,
-  settings: Pick<WebhookDeliverySettings, 'backoffBaseMs' | 'backoffCapMs'>,
-  random: () => number = Math.random,
-): number {
-  const ceiling = Math.min(settings.backoffCapMs, settings.backoffBaseMs * 2 ** Math.max(0, attempts - 1))
-  return Math.floor(Math.min(0.999_999, Math.max(0, random())) * ceiling)
-}
-
-const ANSWER_EXCERPT = 200
-
-/** Statuses that refuse one event's payload, not every event: the others go on meanwhile. */
-const PAYLOAD_REFUSALS = new Set([400, 409, 413, 415, 422])
-
-/**
- * POSTs one CloudEvent in structured mode (`application/cloudevents+json`, serialised by the
- * cloudevents SDK) and reports the consumer's answer. Redirects are not followed: a consumer
- * answers where it subscribed. Never throws for a consumer's failure.
- */
-export async function postCloudEvent(
-  url: string,
-  event: Record<string, unknown>,
-  options: { fetch?: typeof fetch; timeoutMs: number },
-): Promise<PostOutcome> {
-  const message = HTTP.structured(new CloudEvent(event, false))
-  const send = options.fetch ?? fetch
-  const signal = AbortSignal.timeout(options.timeoutMs)
-  try {
-    const response = await send(url, {
-      method: 'POST',
-      headers: { ...(message.headers as Record<string, string>), 'user-agent': 'skillhouse-webhooks' },
-      body: message.body as string,
-      redirect: 'manual',
-      signal,
-    })
-    const status = response.status
-    if (status >= 200 && status < 300) {
-      await response.body?.cancel().catch(() => undefined)
-      return { ok: true, status, error: null, consumerDown: false }
-    }
-    const excerpt = await answerExcerpt(response)
-    return {
-      ok: false,
-      status,
-      error: `answered ${status}${excerpt ? `: ${excerpt}` : ''}`,
-      consumerDown: !PAYLOAD_REFUSALS.has(status),
-    }
-  } catch (error) {
-    return { ok: false, status: null, error: failureOf(error, options.timeoutMs), consumerDown: true }
-  }
-}
-
-/** The start of an error answer, for the delivery log; read in bounded memory. */
-async function answerExcerpt(response: Response): Promise<string> {
-  const reader = response.body?.getReader()
-  if (!reader) return ''
-  const chunks: Uint8Array[] = []
-  let size = 0
-  try {
-    while (size < ANSWER_EXCERPT * 4) {
-      const { done, value } = await reader.read()
-      if (done) break
-      chunks.push(value)
-      size += value.byteLength
-    }
-  } catch {
-    // The excerpt is a courtesy: an answer cut short still tells its status.
-  } finally {
-    await reader.cancel().catch(() => undefined)
-  }
-  const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim()
-  return text.length > ANSWER_EXCERPT ? `${text.slice(0, ANSWER_EXCERPT)}…` : text
-}
-
-function failureOf(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return `no answer within ${timeoutMs} ms`
-  }
-  const cause =
-    error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined
-  const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))
-  return `no answer: ${detail}`
-}
-
-const stamp = (time: Date) => new DuckDBTimestampValue(BigInt(time.getTime()) * 1000n)
-const isoOf = (value: unknown): string | null => (value instanceof Date ? value.toISOString() : null)
-
-/**
- * Queues for every active subscription the outbox events past its cursor that its filter takes,
- * and moves its cursor to the end of the outbox, in one transaction. Returns the number of active
- * subscriptions and of the events queued.
- */
-export async function enqueueNewEvents(
-  database: TenantDatabase,
-  now: Date,
-): Promise<{ subscriptions: number; queued: number }> {
-  const position = await database.one<{ last: number | null; lowest: number | null; active: number }>(
-    `SELECT (SELECT max(seq) FROM outbox) AS last, min(cursor_seq) AS lowest, count(*) AS active
-       FROM webhook_subscriptions WHERE status = 'active'`,
-  )
-  const subscriptions = Number(position?.active ?? 0)
-  const last = Number(position?.last ?? 0)
-  if (subscriptions === 0 || Number(position?.lowest ?? last) >= last) return { subscriptions, queued: 0 }
-  const queued = await database.transaction(async () => {
-    const before = await countDeliveries(database)
-    await database.run(
-      `INSERT INTO webhook_deliveries
-         (subscription_id, outbox_seq, event_id, event_type, state, attempts, next_attempt_at, created_at, updated_at)
-       SELECT s.id, o.seq, o.id, o.type, 'pending', 0, $2, $2, $2
-         FROM webhook_subscriptions s
-         JOIN outbox o ON o.seq > s.cursor_seq AND o.seq <= $1
-        WHERE s.status = 'active' AND (len(s.event_types) = 0 OR list_contains(s.event_types, o.type))
-       ON CONFLICT DO NOTHING`,
-      [last, stamp(now)],
-    )
-    await database.run(
-      `UPDATE webhook_subscriptions SET cursor_seq = $1 WHERE status = 'active' AND cursor_seq < $1`,
-      [last],
-    )
-    return (await countDeliveries(database)) - before
-  })
-  return { subscriptions, queued }
-}
-
-async function countDeliveries(database: TenantDatabase): Promise<number> {
-  return Number((await database.one<{ n: number }>('SELECT count(*) AS n FROM webhook_deliveries'))?.n ?? 0)
-}
-
-/** A queued delivery that is due, with its event and its subscription's URL. */
-interface DueDelivery {
-  subscriptionId: string
-  url: string
-  seq: number
-  /** Attempts made before this one. */
+/** What a lane did. */
+export interface LaneCounts {
   attempts: number
-  event: OutboxCloudEvent
+  delivered: number
+  failed: number
+  dead: number
 }
 
-const BATCH = 200
+/** Due events a lane reads at once. */
+const LANE_BATCH = 200
 
-async function dueDeliveries(database: TenantDatabase, now: Date): Promise<DueDelivery[]> {
-  const rows = await database.all<{
-    subscription_id: string
-    url: string
-    outbox_seq: number
-    attempts: number
-    id: string
-    type: string
-    source: string
-    subject: string | null
-    time: Date
-    data: string
-  }>(
-    `SELECT d.subscription_id, s.url, d.outbox_seq, d.attempts, o.id, o.type, o.source, o.subject, o.time,
-            o.data::VARCHAR AS data
-       FROM webhook_deliveries d
-       JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.status = 'active'
-       JOIN outbox o ON o.seq = d.outbox_seq
-      WHERE d.state = 'pending' AND d.next_attempt_at <= $1
-      ORDER BY d.outbox_seq, d.subscription_id
-      LIMIT $2`,
-    [stamp(now), BATCH],
-  )
-  return rows.map((row) => ({
-    subscriptionId: row.subscription_id,
-    url: row.url,
-    seq: Number(row.outbox_seq),
-    attempts: Number(row.attempts),
-    // The envelope `events export` writes for the same outbox row.
-    event: {
-      specversion: '1.0',
-      id: row.id,
-      type: row.type,
-      source: row.source,
-      time: row.time.toISOString(),
-      datacontenttype: 'application/json',
-      ...(row.subject === null ? {} : { subject: row.subject }),
-      data: JSON.parse(row.data) as Record<string, unknown>,
-    },
-  }))
+/**
+ * Acknowledged events a lane sends before it waits for their record: the most events of one
+ * subscription that a crash can make go twice (with the one whose request is in flight).
+ */
+export const UNRECORDED_LIMIT = 50
+
+/**
+ * Records attempts as they come, in the order they come, each commit taking every attempt
+ * recorded while the commit before it ran: a fast consumer costs a commit per batch of
+ * acknowledgements, not one each.
+ */
+class AttemptLog {
+  private queue: {
+    record: AttemptRecord
+    resolve: (died: number) => void
+    reject: (error: unknown) => void
+  }[] = []
+  private writing = false
+
+  constructor(private readonly access: TenantAccess) {}
+
+  /** Resolves once the attempt is committed, with the number of events that died with it. */
+  add(record: AttemptRecord): Promise<number> {
+    const committed = new Promise<number>((resolve, reject) => this.queue.push({ record, resolve, reject }))
+    if (!this.writing) {
+      this.writing = true
+      void this.writeAll()
+    }
+    return committed
+  }
+
+  private async writeAll(): Promise<void> {
+    // The attempts answered in this turn of the event loop share the first commit.
+    await new Promise((resolve) => setImmediate(resolve))
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0)
+      try {
+        const died = await this.access(({ database }) =>
+          writeAttempts(
+            database,
+            batch.map((entry) => entry.record),
+          ),
+        )
+        for (const [index, entry] of batch.entries()) entry.resolve(died[index] ?? 0)
+      } catch (error) {
+        for (const entry of batch) entry.reject(error)
+      }
+    }
+    this.writing = false
+  }
 }
 
-/** How an attempt was recorded: dead or not, when the next one is due, and whether to go on. */
-interface Recorded {
-  dead: boolean
-  retryAt: Date
-  active: boolean
+export interface TenantDeliveryOptions extends DeliveryOptions {
+  /** Called with the time a retry is due, to look again then. */
+  wake?: (at: Date) => void
+  /** Called when a lane ends, with what it did. */
+  laneDone?: (subscriptionId: string, counts: LaneCounts) => void
+  /** Called when a lane fails (its database closed, an unexpected error). */
+  laneFailed?: (subscriptionId: string, error: unknown) => void
 }
 
-async function recordOutcome(
-  database: TenantDatabase,
-  delivery: DueDelivery,
-  outcome: PostOutcome,
-  settings: WebhookDeliverySettings,
-  now: Date,
-  random: () => number,
-): Promise<Recorded> {
-  const key = [delivery.subscriptionId, delivery.seq] as const
-  // One run at a time per tenant and one process per database: the count read with the due
-  // delivery is still the count.
-  const attempts = delivery.attempts + 1
-  const retryAt = new Date(now.getTime() + backoffDelay(attempts, settings, random))
-  const dead = !outcome.ok && attempts >= settings.maxAttempts
-  if (outcome.ok) {
-    await database.run(
-      `UPDATE webhook_deliveries
-          SET state = 'delivered', attempts = $3, last_status = $4, last_error = NULL,
-              next_attempt_at = NULL, updated_at = $5, delivered_at = $5
-        WHERE subscription_id = $1 AND outbox_seq = $2`,
-      [...key, attempts, outcome.status, stamp(now)],
-    )
-  } else {
-    await database.run(
-      `UPDATE webhook_deliveries
-          SET state = $3, attempts = $4, last_status = $5, last_error = $6, next_attempt_at = $7, updated_at = $8
-        WHERE subscription_id = $1 AND outbox_seq = $2`,
-      [
-        ...key,
-        dead ? 'dead' : 'pending',
-        attempts,
-        outcome.status,
-        outcome.error,
-        dead ? null : stamp(retryAt),
-        stamp(now),
-      ],
-    )
-    if (outcome.consumerDown) {
-      // The consumer is down, not this event: its other events wait for the same retry.
-      await database.run(
-        `UPDATE webhook_deliveries SET next_attempt_at = $2, updated_at = $3
-          WHERE subscription_id = $1 AND state = 'pending' AND next_attempt_at < $2`,
-        [delivery.subscriptionId, stamp(retryAt), stamp(now)],
+/**
+ * The delivery of one tenant's events: a look (`scan`) queues the new outbox events and starts a
+ * lane for each subscription with due events; a lane sends its subscription's due events one
+ * after the other, reading more until none is due, and stops when its consumer is down (a look
+ * after the retry time starts it again).
+ */
+export class TenantDelivery {
+  readonly counts: LaneCounts = { attempts: 0, delivered: 0, failed: 0, dead: 0 }
+  private readonly lanes = new Map<string, Promise<void>>()
+  /** Subscriptions a look found due while their lane ran: the lane reads once more before it ends. */
+  private readonly more = new Set<string>()
+  private readonly log: AttemptLog
+  private readonly settings: WebhookDeliverySettings
+  private readonly now: () => Date
+  private readonly random: () => number
+  private readonly stop: () => boolean
+
+  constructor(
+    private readonly access: TenantAccess,
+    private readonly options: TenantDeliveryOptions = {},
+  ) {
+    this.log = new AttemptLog(access)
+    this.settings = deliverySettings(options.settings)
+    this.now = options.now ?? (() => new Date())
+    this.random = options.random ?? Math.random
+    this.stop = options.shouldStop ?? (() => false)
+  }
+
+  /**
+   * Queues the new outbox events and starts the lanes of the subscriptions with due events.
+   * Returns the number of active subscriptions and when the next subscription not due yet is.
+   */
+  async scan(): Promise<{ subscriptions: number; next: Date | null }> {
+    const now = this.now()
+    const found = await this.access(async ({ database }) => {
+      const queued = await enqueueNewEvents(database, now)
+      if (queued.subscriptions === 0) return { subscriptions: 0, waiting: [] }
+      return { subscriptions: queued.subscriptions, waiting: await waitingSubscriptions(database) }
+    })
+    let next: Date | null = null
+    for (const { id, dueAt } of found.waiting) {
+      if (dueAt.getTime() <= now.getTime()) this.startLane(id)
+      else if (!next || dueAt < next) next = dueAt
+    }
+    return { subscriptions: found.subscriptions, next }
+  }
+
+  /** Resolves once no lane runs. */
+  async idle(): Promise<void> {
+    while (this.lanes.size > 0) await Promise.all(this.lanes.values())
+  }
+
+  private startLane(id: string): void {
+    if (this.lanes.has(id)) {
+      this.more.add(id)
+      return
+    }
+    const counts: LaneCounts = { attempts: 0, delivered: 0, failed: 0, dead: 0 }
+    const lane = this.runLane(id, counts)
+      .catch((error: unknown) => this.options.laneFailed?.(id, error))
+      .finally(() => {
+        this.lanes.delete(id)
+        if (counts.attempts > 0) this.options.laneDone?.(id, counts)
+        // A look that found the subscription due as the lane was ending: it runs again.
+        if (this.more.delete(id) && !this.stop()) this.startLane(id)
+      })
+    this.lanes.set(id, lane)
+  }
+
+  private count(counts: LaneCounts, key: keyof LaneCounts): void {
+    counts[key]++
+    this.counts[key]++
+  }
+
+  private async runLane(id: string, counts: LaneCounts): Promise<void> {
+    for (;;) {
+      if (this.stop()) return
+      this.more.delete(id)
+      const work = await this.access(({ database }) =>
+        laneWork(database, id, this.now(), this.settings, LANE_BATCH),
       )
+      if (!work || work.deliveries.length === 0) {
+        if (work && this.more.has(id)) continue
+        return
+      }
+      let recorded: Promise<number> = Promise.resolve(0)
+      let unrecorded = 0
+      for (const delivery of work.deliveries) {
+        if (this.stop()) break
+        const outcome = await postCloudEvent(work.url, delivery.event, {
+          timeoutMs: work.policy.timeoutMs,
+        })
+        const at = this.now()
+        const attempts = delivery.attempts + 1
+        this.count(counts, 'attempts')
+        if (outcome.ok) {
+          this.count(counts, 'delivered')
+          recorded = this.log.add({
+            kind: 'delivered',
+            subscriptionId: id,
+            seq: delivery.seq,
+            attempts,
+            status: outcome.status as number,
+            at,
+          })
+          // Awaited below; a failed commit must not count as an unhandled rejection meanwhile.
+          recorded.catch(() => undefined)
+          if (++unrecorded >= UNRECORDED_LIMIT) {
+            await recorded
+            unrecorded = 0
+          }
+          continue
+        }
+        const next = afterFailure(
+          { queuedAt: delivery.queuedAt, failed: attempts, now: at },
+          work.policy,
+          this.random,
+        )
+        this.count(counts, next.dead ? 'dead' : 'failed')
+        recorded = this.log.add({
+          kind: 'failed',
+          subscriptionId: id,
+          seq: delivery.seq,
+          attempts,
+          status: outcome.status,
+          error: outcome.error ?? 'failed',
+          at,
+          retryAt: next.dead ? null : next.retryAt,
+          blocks: outcome.consumerDown && !next.dead,
+          expireQueuedBefore:
+            outcome.consumerDown && next.dead ? new Date(at.getTime() - work.policy.windowMs) : null,
+        })
+        const died = await recorded
+        unrecorded = 0
+        counts.dead += died
+        this.counts.dead += died
+        if (!next.dead) this.options.wake?.(next.retryAt)
+        if (outcome.consumerDown) {
+          // Down: the subscription waits for the retry. Dead: the events behind it whose window
+          // ended too died with it; the next is read again.
+          if (!next.dead) return
+          break
+        }
+      }
+      await recorded
     }
   }
-  const subscription = await database.one<{ status: string }>(
-    'SELECT status FROM webhook_subscriptions WHERE id = $1',
-    [delivery.subscriptionId],
-  )
-  return { dead, retryAt, active: subscription?.status === 'active' }
 }
 
 /**
  * Delivers every event that is due now to the active subscriptions of the tenant: queues the new
- * outbox events, then sends the due ones batch by batch (one subscription's events in outbox
- * order, up to `concurrency` subscriptions at once), recording each attempt as soon as it is
- * answered. An event retried within the run (a backoff shorter than the run) is sent again in it.
+ * outbox events, then runs a lane per subscription with due events until none is due (an event
+ * retried within the run, after a backoff shorter than the run, is sent again in it).
  */
 export async function deliverDue(access: TenantAccess, options: DeliveryOptions = {}): Promise<DeliveryRun> {
-  const settings = deliverySettings(options.settings)
-  const now = options.now ?? (() => new Date())
-  const random = options.random ?? Math.random
-  const stop = options.shouldStop ?? (() => false)
-  const concurrency = Math.max(1, options.concurrency ?? 4)
-  const run = { attempts: 0, delivered: 0, failed: 0, dead: 0 }
-
-  for (let first = true; !stop(); first = false) {
-    const due = await access(async ({ database }) => {
-      const queue = await enqueueNewEvents(database, now())
-      return queue.subscriptions === 0 ? null : dueDeliveries(database, now())
-    })
-    // A tenant without subscriptions costs one query per look.
-    if (due === null && first) return { ...run, subscriptions: 0, pending: 0, next_attempt_at: null }
-    if (due === null || due.length === 0) break
-    const groups = new Map<string, DueDelivery[]>()
-    for (const delivery of due) {
-      const group = groups.get(delivery.subscriptionId)
-      if (group) group.push(delivery)
-      else groups.set(delivery.subscriptionId, [delivery])
+  const delivery = new TenantDelivery(access, options)
+  const { subscriptions } = await delivery.scan()
+  if (subscriptions === 0) {
+    return {
+      subscriptions: 0,
+      attempts: 0,
+      delivered: 0,
+      failed: 0,
+      dead: 0,
+      pending: 0,
+      next_attempt_at: null,
     }
-    await eachLimited([...groups.values()], concurrency, async (group) => {
-      for (const delivery of group) {
-        if (stop()) return
-        const outcome = await postCloudEvent(delivery.url, delivery.event, {
-          timeoutMs: settings.timeoutMs,
-          ...(options.fetch ? { fetch: options.fetch } : {}),
-        })
-        run.attempts++
-        const recorded = await access(({ database }) =>
-          recordOutcome(database, delivery, outcome, settings, now(), random),
-        )
-        if (outcome.ok) run.delivered++
-        else if (recorded.dead) run.dead++
-        else run.failed++
-        if (!recorded.active || (!outcome.ok && outcome.consumerDown)) return
-      }
-    })
   }
+  await delivery.idle()
   const left = await access(({ database }) => deliveryBacklog(database))
-  return { ...left, ...run }
-}
-
-/** How many subscriptions are active. */
-async function activeSubscriptions(database: TenantDatabase): Promise<number> {
-  const row = await database.one<{ n: number }>(
-    "SELECT count(*)::INTEGER AS n FROM webhook_subscriptions WHERE status = 'active'",
-  )
-  return row?.n ?? 0
-}
-
-/** Active subscriptions, their pending events and the first one due. */
-async function deliveryBacklog(
-  database: TenantDatabase,
-): Promise<Pick<DeliveryRun, 'subscriptions' | 'pending' | 'next_attempt_at'>> {
-  const row = await database.one<{ subscriptions: number; pending: number; next_attempt_at: Date | null }>(
-    `SELECT (SELECT count(*) FROM webhook_subscriptions WHERE status = 'active') AS subscriptions,
-            count(d.outbox_seq) AS pending, min(d.next_attempt_at) AS next_attempt_at
-       FROM webhook_deliveries d
-       JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.status = 'active'
-      WHERE d.state = 'pending'`,
-  )
-  return {
-    subscriptions: Number(row?.subscriptions ?? 0),
-    pending: Number(row?.pending ?? 0),
-    next_attempt_at: isoOf(row?.next_attempt_at),
-  }
+  return { ...left, ...delivery.counts }
 }
 
 /**
@@ -433,7 +337,7 @@ export async function deliverUntilIdle(
 
 /**
  * A `TenantAccess` over a database this process holds alone (the CLI): one piece of work at a
- * time, since the statements of concurrent deliveries share one connection.
+ * time, since the statements of concurrent lanes share one connection.
  */
 export function serialAccess(tenant: WebhookTenant): TenantAccess {
   let tail: Promise<unknown> = Promise.resolve()
@@ -447,131 +351,177 @@ export function serialAccess(tenant: WebhookTenant): TenantAccess {
   }
 }
 
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
-  let next = 0
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T
-      await work(item)
-    }
-  })
-  await Promise.all(lanes)
-}
-
 /** What the background loop logs. */
 export interface DeliveryLogEntry {
   msg: 'webhook delivery' | 'webhook delivery failed'
   tenant: string
-  run?: DeliveryRun
+  subscription?: string
+  run?: LaneCounts
   error?: string
 }
 
 export interface DeliveryLoopOptions extends DeliveryDependencies {
-  /** The tenants to serve: the server's open ones. */
+  /** The tenants to look at periodically: the server's open ones. */
   tenants: () => string[]
-  /** The tenant behind the server's per-tenant lock. */
+  /** The tenant's delivery lane (the server's), which opens it when it is not open. */
   access: (tenant: string) => TenantAccess
   /**
-   * The tenant read beside other reads (the server's read lane): a look that finds no active
-   * subscription takes the tenant's lock not at all, so that it does not queue behind a long
-   * derivation and hold up the requests queued after it.
+   * The tenants to look at once when the loop starts, open or not, and how to tell whether one
+   * has events to deliver without keeping it open: those that do are opened and delivered to at
+   * once, not at their first request.
    */
-  read?: (tenant: string) => TenantAccess
+  startup?: { tenants: () => string[]; hasBacklog: (tenant: string) => Promise<boolean> }
   settings?: Partial<WebhookDeliverySettings>
-  /** How often every tenant is looked at for due deliveries (ms); default 1000. */
+  /** How often every open tenant is looked at for due deliveries (ms); default 1000. */
   intervalMs?: number
   log?: (entry: DeliveryLogEntry) => void
 }
 
 /**
- * The server's background delivery: every `intervalMs`, and when nudged after a change, a run of
- * `deliverDue` per tenant, one run at a time per tenant (a nudge during a run makes one more
- * after it). Nothing lives only in memory: the delivery log is the state, so a restart resumes
- * where the last recorded attempt left off (an unrecorded one is sent again: at least once).
+ * The server's background delivery: every `intervalMs`, when nudged after a change, and when a
+ * retry is due, a look at the tenant (one at a time per tenant; a nudge during a look makes one
+ * more after it), which starts the lanes of its due subscriptions. Nothing lives only in memory:
+ * the delivery log is the state, so a restart resumes where the last recorded attempt left off
+ * (an unrecorded one is sent again: at least once).
  */
 export class WebhookDeliveryLoop {
   private timer: NodeJS.Timeout | undefined
-  private readonly running = new Map<string, Promise<void>>()
+  private readonly deliveries = new Map<string, TenantDelivery>()
+  private readonly scanning = new Map<string, Promise<void>>()
   private readonly again = new Set<string>()
-  /** Whether the tenant had subscriptions at its last run: nudges of one without wait for the next look. */
+  /** Per tenant: the timer of its next due retry, and when it fires. */
+  private readonly wakes = new Map<string, { at: number; timer: NodeJS.Timeout }>()
+  /** Whether the tenant had subscriptions at its last look: nudges of one without wait for the next tick. */
   private readonly subscribed = new Map<string, boolean>()
+  /** Tenants whose look at startup failed (held by another process): tried again at each tick. */
+  private readonly unchecked = new Set<string>()
   private stopped = false
 
   constructor(private readonly options: DeliveryLoopOptions) {}
 
-  /** Starts the periodic look at every tenant. */
+  /** Starts the periodic look at every open tenant, and looks at every tenant of `startup`. */
   start(): void {
     if (this.timer || this.stopped) return
     this.timer = setInterval(() => {
-      for (const tenant of this.options.tenants()) if (!this.running.has(tenant)) this.run(tenant)
+      for (const tenant of this.options.tenants()) if (!this.scanning.has(tenant)) this.scan(tenant)
+      for (const tenant of this.unchecked) void this.check(tenant)
     }, this.options.intervalMs ?? 1000)
     this.timer.unref()
+    for (const tenant of this.options.startup?.tenants() ?? []) void this.check(tenant)
   }
 
   /**
-   * Asks for a run on the tenant now: events may have been appended. A tenant that had no
-   * subscription at its last run is left to the periodic look, so that a stream of writes to it
+   * Asks for a look at the tenant now: events may have been appended. A tenant that had no
+   * subscription at its last look is left to the periodic look, so that a stream of writes to it
    * costs no query each.
    */
   nudge(tenant: string): void {
     if (this.stopped || this.subscribed.get(tenant) === false) return
-    if (this.running.has(tenant)) this.again.add(tenant)
-    else this.run(tenant)
+    this.scan(tenant)
   }
 
-  /** Resolves once no run is going on for the tenant. */
+  /** Resolves once no look and no lane is running for the tenant. */
   async idle(tenant: string): Promise<void> {
-    for (let running = this.running.get(tenant); running; running = this.running.get(tenant)) await running
+    for (;;) {
+      const scanning = this.scanning.get(tenant)
+      if (scanning) await scanning
+      await this.deliveries.get(tenant)?.idle()
+      if (!this.scanning.has(tenant)) return
+    }
   }
 
   /**
-   * Stops looking and waits for the runs in flight: each finishes the requests it has sent (each
-   * bounded by the attempt timeout) and records them, and sends no more.
+   * Stops looking and waits for the lanes: each finishes the request it has in flight (bounded by
+   * the attempt timeout) and records it, and sends no more.
    */
   async stop(): Promise<void> {
     this.stopped = true
     clearInterval(this.timer)
     this.timer = undefined
+    for (const wake of this.wakes.values()) clearTimeout(wake.timer)
+    this.wakes.clear()
     this.again.clear()
-    await Promise.all([...this.running.values()])
+    await Promise.all([...this.scanning.values()])
+    await Promise.all([...this.deliveries.values()].map((delivery) => delivery.idle()))
   }
 
-  private run(tenant: string): void {
-    const { tenants: _tenants, access, read, log, intervalMs: _interval, ...delivery } = this.options
-    const subscribed = read
-      ? read(tenant)(({ database }) => activeSubscriptions(database)).then((count) => count > 0)
-      : Promise.resolve(true)
-    const running = subscribed
-      .then((any) =>
-        any
-          ? deliverDue(access(tenant), { ...delivery, shouldStop: () => this.stopped })
-          : {
-              subscriptions: 0,
-              pending: 0,
-              next_attempt_at: null,
-              attempts: 0,
-              delivered: 0,
-              failed: 0,
-              dead: 0,
-            },
-      )
-      .then((run) => {
-        this.subscribed.set(tenant, run.subscriptions > 0)
-        if (run.attempts > 0) log?.({ msg: 'webhook delivery', tenant, run })
+  private async check(tenant: string): Promise<void> {
+    const startup = this.options.startup
+    if (!startup || this.stopped) return
+    this.unchecked.delete(tenant)
+    try {
+      if (await startup.hasBacklog(tenant)) this.scan(tenant)
+    } catch (error) {
+      if (this.stopped) return
+      this.unchecked.add(tenant)
+      this.options.log?.({ msg: 'webhook delivery failed', tenant, error: messageOf(error) })
+    }
+  }
+
+  private delivery(tenant: string): TenantDelivery {
+    let delivery = this.deliveries.get(tenant)
+    if (!delivery) {
+      const { log } = this.options
+      delivery = new TenantDelivery(this.options.access(tenant), {
+        ...(this.options.settings ? { settings: this.options.settings } : {}),
+        ...(this.options.now ? { now: this.options.now } : {}),
+        ...(this.options.random ? { random: this.options.random } : {}),
+        shouldStop: () => this.stopped,
+        wake: (at) => this.wake(tenant, at),
+        laneDone: (subscription, run) => log?.({ msg: 'webhook delivery', tenant, subscription, run }),
+        laneFailed: (subscription, error) => {
+          if (!this.stopped) {
+            log?.({ msg: 'webhook delivery failed', tenant, subscription, error: messageOf(error) })
+          }
+        },
+      })
+      this.deliveries.set(tenant, delivery)
+    }
+    return delivery
+  }
+
+  /** Looks at the tenant when `at` comes, unless an earlier look is planned already. */
+  private wake(tenant: string, at: Date): void {
+    if (this.stopped) return
+    const current = this.wakes.get(tenant)
+    if (current && current.at <= at.getTime()) return
+    if (current) clearTimeout(current.timer)
+    const timer = setTimeout(
+      () => {
+        this.wakes.delete(tenant)
+        this.scan(tenant)
+      },
+      // setTimeout takes at most 2^31 − 1 ms; the periodic look covers a later retry meanwhile.
+      Math.min(MAX_WAKE_MS, Math.max(0, at.getTime() - Date.now())),
+    )
+    timer.unref()
+    this.wakes.set(tenant, { at: at.getTime(), timer })
+  }
+
+  private scan(tenant: string): void {
+    if (this.stopped) return
+    if (this.scanning.has(tenant)) {
+      this.again.add(tenant)
+      return
+    }
+    const running = this.delivery(tenant)
+      .scan()
+      .then(({ subscriptions, next }) => {
+        this.subscribed.set(tenant, subscriptions > 0)
+        if (next) this.wake(tenant, next)
       })
       .catch((error: unknown) => {
-        if (!this.stopped) {
-          log?.({
-            msg: 'webhook delivery failed',
-            tenant,
-            error: error instanceof Error ? error.message : String(error),
-          })
-        }
+        if (!this.stopped)
+          this.options.log?.({ msg: 'webhook delivery failed', tenant, error: messageOf(error) })
       })
       .finally(() => {
-        this.running.delete(tenant)
-        if (this.again.delete(tenant) && !this.stopped) this.run(tenant)
+        this.scanning.delete(tenant)
+        if (this.again.delete(tenant)) this.scan(tenant)
       })
-    this.running.set(tenant, running)
+    this.scanning.set(tenant, running)
   }
 }
+
+const MAX_WAKE_MS = 24 * 3_600_000
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))

@@ -53,6 +53,8 @@ import {
   VocabularyLanguagesResponse,
   WebhookDeliveryPage,
   WebhookDeliveryQuery,
+  WebhookReplay,
+  WebhookReplayRequest,
   WebhookSubscription,
   WebhookSubscriptionList,
   WebhookSubscriptionRequest,
@@ -826,6 +828,24 @@ function webhookDocs(): [string, RouteDoc][] {
         query: WebhookDeliveryQuery,
         success: ok(WebhookDeliveryPage, 'A page of deliveries in outbox order.'),
         errors: errorsOf(BASE_ERRORS, [422]),
+      },
+    ],
+    [
+      'POST /webhooks/:webhook_id/replay',
+      {
+        operationId: 'replayWebhookDeliveries',
+        summary: 'Send events to a subscription again',
+        description:
+          "skillhouse's extension (section 6 leaves subscriptions and retries to the service). Queues again, each with a new retry window: without a body (or `{}`) the subscription's dead letters; with `since`, every outbox event at or after that time that its event types take; with `event_id`, that outbox event and every later one. Events appended before the subscription was made are queued too. They go in outbox order, before the subscription's later events, from its next batch; a subscription waiting for its consumer to come back is tried at once. 404 for an unknown subscription or event id.",
+        tag: 'Webhooks',
+        params,
+        body: {
+          schema: WebhookReplayRequest,
+          required: false,
+          description: 'What to send again; absent or empty: the dead letters.',
+        },
+        success: { status: 202, schema: WebhookReplay, description: 'The events are queued to go again.' },
+        errors: errorsOf(BASE_ERRORS, BODY_ERRORS),
       },
     ],
   ]

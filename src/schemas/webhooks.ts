@@ -69,6 +69,43 @@ export const WebhookUrl = z
     `The consumer's endpoint: an absolute http or https URL of at most ${WEBHOOK_URL_MAX_LENGTH} characters, without credentials.`,
   )
 
+/** Longest retry window a subscription may ask for: 30 days. */
+export const MAX_RETRY_WINDOW_MS = 30 * 24 * 3_600_000
+/** Longest wait for one answer: 5 minutes. */
+export const MAX_DELIVERY_TIMEOUT_MS = 300_000
+
+const milliseconds = (what: string, min: number, max: number) =>
+  z
+    .number()
+    .int('must be a whole number of milliseconds')
+    .min(min, `must be at least ${min} milliseconds`)
+    .max(max, `must be at most ${max} milliseconds`)
+    .nullable()
+    .optional()
+    .describe(what)
+
+/**
+ * A subscription's own retry policy: each field left out (or null) takes the server's value
+ * (`serve --delivery-*`, `events deliver` flags).
+ */
+export const WebhookRetryPolicy = z
+  .strictObject({
+    window_ms: milliseconds(
+      'How long an event is retried after it was queued (or replayed) before it is dead.',
+      0,
+      MAX_RETRY_WINDOW_MS,
+    ),
+    backoff_base_ms: milliseconds(
+      'The nominal wait before the first retry; each further retry waits twice as long, up to the cap.',
+      1,
+      MAX_RETRY_WINDOW_MS,
+    ),
+    backoff_cap_ms: milliseconds('The longest nominal wait between two attempts.', 1, MAX_RETRY_WINDOW_MS),
+    timeout_ms: milliseconds('How long one attempt waits for an answer.', 1, MAX_DELIVERY_TIMEOUT_MS),
+  })
+  .describe("A subscription's retry policy; a field left out or null takes the server's value.")
+export type WebhookRetryPolicy = z.input<typeof WebhookRetryPolicy>
+
 /** `POST /webhooks` and `webhook add URL`. */
 export const WebhookSubscriptionRequest = z
   .strictObject({
@@ -78,6 +115,7 @@ export const WebhookSubscriptionRequest = z
       .max(50, 'must list at most 50 event types')
       .default([])
       .describe('The event types to receive; empty or absent: every event type.'),
+    retry_policy: WebhookRetryPolicy.optional(),
   })
   .describe('A subscription of an endpoint to the CloudEvents of the tenant (section 6).')
 export type WebhookSubscriptionRequest = z.input<typeof WebhookSubscriptionRequest>
@@ -87,7 +125,13 @@ export const webhookUrlOf = (url: string) => new URL(url.trim()).href
 
 export const WebhookDeliveryCounts = z
   .object({
-    pending: z.number().int().min(0).describe('Events waiting for their first or next attempt.'),
+    pending: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        'The backlog: events waiting for their first or next attempt, those appended to the outbox and not queued yet included.',
+      ),
     delivered: z.number().int().min(0).describe('Events the consumer acknowledged with a 2XX.'),
     dead: z.number().int().min(0).describe('Events given up on after the last attempt (the dead letters).'),
   })
@@ -109,6 +153,32 @@ export const WebhookSubscription = z
         'The last outbox sequence number considered for this subscription; it receives the events appended after it.',
       ),
     deliveries: WebhookDeliveryCounts,
+    oldest_pending: z
+      .object({
+        event_id: z.string().describe("The CloudEvent's id."),
+        outbox_seq: z.number().int().min(1).describe("The event's position in the tenant's outbox."),
+        time: Timestamp.describe("The event's time (when it was appended to the outbox)."),
+      })
+      .nullable()
+      .describe('The oldest event of the backlog, the next to go; null when nothing is pending.'),
+    next_attempt_at: Timestamp.nullable().describe(
+      'When the next attempt is due; null when nothing is pending. In the past: due now.',
+    ),
+    last_error: z
+      .string()
+      .nullable()
+      .describe(
+        'Why the last failed attempt failed, kept after the consumer recovered; null when none failed.',
+      ),
+    last_error_at: Timestamp.nullable().describe('When the last failed attempt was answered or timed out.'),
+    retry_policy: z
+      .object({
+        window_ms: z.number().int().nullable(),
+        backoff_base_ms: z.number().int().nullable(),
+        backoff_cap_ms: z.number().int().nullable(),
+        timeout_ms: z.number().int().nullable(),
+      })
+      .describe("The subscription's own retry policy; null fields take the server's value."),
   })
   .describe('A webhook subscription.')
 export type WebhookSubscription = z.infer<typeof WebhookSubscription>
@@ -126,7 +196,9 @@ export const WebhookDelivery = z
     event_type: z.string().describe("The CloudEvent's type."),
     state: z
       .enum(WEBHOOK_DELIVERY_STATES)
-      .describe('`pending` until a 2XX (`delivered`) or the last attempt failed (`dead`).'),
+      .describe(
+        '`pending` until a 2XX (`delivered`) or an attempt failed after the retry window ended (`dead`); a replay makes it `pending` again.',
+      ),
     attempts: z.number().int().min(0).describe('HTTP requests made so far.'),
     last_status: z
       .number()
@@ -140,9 +212,11 @@ export const WebhookDelivery = z
         'Why the last attempt failed (a non-2XX status, a timeout, a connection error); null otherwise.',
       ),
     next_attempt_at: Timestamp.nullable().describe(
-      'When the next attempt is due; null once delivered or dead.',
+      "When the next attempt is due; null once delivered or dead. An event waiting behind its subscription's head event goes when the head has gone.",
     ),
-    created_at: Timestamp.describe('When the event was queued for this subscription.'),
+    created_at: Timestamp.describe(
+      'When the event was first queued for this subscription (its retry window starts here, or at its last replay).',
+    ),
     updated_at: Timestamp.describe('When this record last changed.'),
     delivered_at: Timestamp.nullable().describe('When the consumer acknowledged the event.'),
   })
@@ -175,16 +249,81 @@ export const WebhookDeliveryQuery = z.strictObject({
 })
 export type WebhookDeliveryQuery = z.input<typeof WebhookDeliveryQuery>
 
-/** Retry policy and timeout of delivery (`serve` and `events deliver` flags). */
+/** The default retry window: 24 hours. */
+export const DEFAULT_RETRY_WINDOW_MS = 24 * 3_600_000
+
+/**
+ * Retry policy and timeout of delivery (`serve --delivery-*`, `events deliver` flags, and a
+ * subscription's `retry_policy` over them). The schedule it makes is in docs/webhooks.md.
+ */
 export const WebhookDeliverySettings = z.strictObject({
-  maxAttempts: z.number().int().min(1).max(100).default(8).describe('Attempts before an event is dead.'),
-  backoffBaseMs: z
+  windowMs: z
     .number()
     .int()
     .min(0)
+    .max(MAX_RETRY_WINDOW_MS)
+    .default(DEFAULT_RETRY_WINDOW_MS)
+    .describe('How long an event is retried after it was queued before a failed attempt makes it dead.'),
+  backoffBaseMs: z
+    .number()
+    .int()
+    .min(1)
     .default(1000)
-    .describe('The first retry waits up to this long; each further one up to twice as long.'),
-  backoffCapMs: z.number().int().min(0).default(600_000).describe('The longest wait between two attempts.'),
-  timeoutMs: z.number().int().min(1).default(10_000).describe('How long one attempt waits for an answer.'),
+    .describe('The nominal wait before the first retry; each further one twice as long, up to the cap.'),
+  backoffCapMs: z
+    .number()
+    .int()
+    .min(1)
+    .default(3_600_000)
+    .describe('The longest nominal wait between two attempts.'),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_DELIVERY_TIMEOUT_MS)
+    .default(10_000)
+    .describe('How long one attempt waits for an answer.'),
 })
 export type WebhookDeliverySettings = z.output<typeof WebhookDeliverySettings>
+
+/** `POST /webhooks/{webhook_id}/replay` and `webhook replay`: what to send again. */
+export const WebhookReplayRequest = z
+  .strictObject({
+    since: z
+      .string()
+      .max(40)
+      .refine((value) => !Number.isNaN(Date.parse(value)), {
+        message: 'must be an ISO 8601 date or date-time (e.g. 2026-11-21 or 2026-11-21T08:00:00Z)',
+      })
+      .optional()
+      .describe(
+        "Every event of the outbox at or after this time that the subscription's event types take, whether delivered, dead or never queued for it.",
+      ),
+    event_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('This event of the outbox and every later one the subscription takes.'),
+  })
+  .refine((request) => request.since === undefined || request.event_id === undefined, {
+    message: 'give since or event_id, not both',
+    path: ['event_id'],
+  })
+  .describe(
+    'What to send again; an empty object: the dead letters of the subscription. The events go again in outbox order, each with a new retry window.',
+  )
+export type WebhookReplayRequest = z.input<typeof WebhookReplayRequest>
+
+export const WebhookReplay = z
+  .object({
+    subscription_id: z.string().describe('The subscription the events go to again.'),
+    replayed: z.number().int().min(0).describe('Events queued again (or for the first time).'),
+    first_outbox_seq: z
+      .number()
+      .int()
+      .nullable()
+      .describe('The outbox sequence number of the first of them; null when there was none.'),
+  })
+  .describe('What a replay queued: the events go in outbox order, before the later ones.')
+export type WebhookReplay = z.infer<typeof WebhookReplay>

@@ -109,6 +109,11 @@ export interface ApiRoute {
    * does not list is answered with 400 when that is listed (see `asListedStatus`).
    */
   statuses?: readonly number[]
+  /**
+   * The answers change without a request (webhook delivery state, written in the background
+   * without moving the tenant's data version): a GET answer is never kept to answer again.
+   */
+  volatile?: boolean
   /** Extra headers of the route's answers (the `Deprecation` of 4.9). */
   headers?: Record<string, string>
   handler: (context: RouteContext) => Promise<RouteResult>

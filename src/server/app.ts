@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type Context, Hono } from 'hono'
 import type { StrictCheck } from '../entities/skill-event-store.js'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { hasBacklog } from '../events/delivery-log.js'
 import { type DeliveryDependencies, WebhookDeliveryLoop } from '../events/webhook-delivery.js'
 import { deriveProfiles } from '../profiles/derive.js'
 import { strictCheck } from '../profiles/strict-check.js'
@@ -44,7 +45,7 @@ export interface AppOptions {
   deriveMaxDelayMs?: number
   /** Bytes of GET answers kept for answering again while the tenant's data is unchanged; 0 keeps none. */
   responseCacheBytes?: number
-  /** Webhook delivery: attempts before an event is dead, backoff base and cap, timeout per attempt. */
+  /** Webhook delivery: retry window, backoff base and cap, timeout per attempt. */
   webhookDelivery?: Partial<WebhookDeliverySettings>
   /** How often the background delivery looks for due webhook deliveries (ms); default 1000. */
   deliveryIntervalMs?: number
@@ -131,8 +132,16 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   const answers = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined
   const deliveries = new WebhookDeliveryLoop({
     tenants: () => pool.openTenants(),
-    access: (tenant) => (work) => pool.use(tenant, work),
-    read: (tenant) => (work) => pool.useForReading(tenant, work),
+    access: (tenant) => (work) => pool.useForDelivery(tenant, work),
+    // Delivery starts with the server: every tenant with events to deliver is opened at once.
+    startup: {
+      tenants: () =>
+        pool
+          .current()
+          .list()
+          .map((entry) => entry.settings.name),
+      hasBacklog: (tenant) => pool.peek(tenant, hasBacklog),
+    },
     ...(options.webhookDelivery ? { settings: options.webhookDelivery } : {}),
     ...(options.deliveryIntervalMs !== undefined ? { intervalMs: options.deliveryIntervalMs } : {}),
     ...options.deliveryDependencies,
@@ -295,10 +304,12 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       // A GET answered before, while nothing that may write has run on the tenant since, is
       // answered again as it was (the data version of the pool says so), before anything else of
       // the request is built. The key is the URL as sent: the same text asks the same question.
-      const cacheKey = route.method === 'GET' && answers ? `${tenant} ${c.req.url}` : undefined
+      const cacheKey =
+        route.method === 'GET' && answers && !route.volatile ? `${tenant} ${c.req.url}` : undefined
       const version = pool.version(tenant)
       const known = cacheKey ? answers?.get(cacheKey, version) : undefined
       if (known) return jsonResponse(known.json, known.status, { ...known.headers, ...idHeader(c) })
+      let wrote = false
       const context: RouteContext = {
         tenantName: tenant,
         params: c.req.param() as Record<string, string>,
@@ -309,6 +320,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
         // changes), only read: they run beside each other (and beside the background work).
         // The events a request causes point at the origin the request reached.
         tenant: (work) => {
+          if (!reads) wrote = true
           const atRequest = (open: OpenTenant) => work({ ...open, baseUrl })
           return reads ? pool.useForReading(tenant, atRequest) : pool.use(tenant, atRequest)
         },
@@ -335,8 +347,9 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
       const result = await route.handler(context).catch((error: unknown) => {
         throw asListedStatus(route, error)
       })
-      // A change may have appended events (taxonomy operations do): deliver them now, not at the next look.
-      if (!reads) deliveries.nudge(tenant)
+      // A change may have appended events (taxonomy operations do): deliver them now, not at the
+      // next look. Skill events append none (their derivation does, and nudges after it).
+      if (wrote) deliveries.nudge(tenant)
       const headers = { ...route.headers, ...result.headers }
       if (cacheKey && result.status === 200 && result.json !== undefined) {
         answers?.set(cacheKey, version, { status: result.status, json: result.json, headers })

@@ -41,6 +41,8 @@ export class TenantPool {
   private readonly databases = new Map<string, TenantDatabase>()
   /** Per tenant: connections skill events are written on, taken and given back. */
   private readonly eventDatabases = new Map<string, TenantDatabase[]>()
+  /** Per tenant: the connection of webhook delivery's bookkeeping. */
+  private readonly deliveryDatabases = new Map<string, TenantDatabase[]>()
   /** Per tenant: connections for reads that run beside each other, taken and given back. */
   private readonly readDatabases = new Map<string, TenantDatabase[]>()
   /** Per tenant: a number that changes whenever work that may write has finished on it. */
@@ -138,6 +140,37 @@ export class TenantPool {
   }
 
   /**
+   * `use` for the bookkeeping of webhook delivery, on a connection of its own: it touches only the
+   * delivery tables (and reads the outbox), so it runs beside reads, batches of skill events and a
+   * derivation, one piece at a time, and never beside other work (which may add or remove a
+   * subscription). It leaves the tenant's data version alone: the answers that show delivery state
+   * are not kept (`ApiRoute.volatile`).
+   */
+  useForDelivery<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
+    return this.queue(name, 'delivery', () => this.runOnSibling(name, this.deliveryDatabases, work))
+  }
+
+  /**
+   * Runs `work` on the tenant's database without keeping it open: on the open one when it is, else
+   * on one opened for `work` alone and closed after it, so that a tenant looked at is not held
+   * from other processes. Runs alone on the tenant, so that no request opens it meanwhile.
+   */
+  peek<T>(name: string, work: (database: TenantDatabase) => Promise<T>): Promise<T> {
+    return this.queue(name, 'exclusive', async () => {
+      if (this.closing) throw errors.unavailable('the server is shutting down; retry when it is back')
+      this.current().get(name)
+      const open = this.databases.get(name)
+      if (open) return work(open)
+      const database = await TenantDatabase.open(tenantDatabaseFile(this.dataDir, name))
+      try {
+        return await work(database)
+      } finally {
+        database.close()
+      }
+    })
+  }
+
+  /**
    * `use` for work that only reads (GET): reads run beside each other, beside a derivation and
    * beside a batch of skill events, each on a connection of its own, but never beside other
    * work, which may change what a read sees halfway.
@@ -208,7 +241,7 @@ export class TenantPool {
           }
         : task,
     )
-    if (lane !== 'read') {
+    if (lane !== 'read' && lane !== 'delivery') {
       const bump = () => {
         this.versions.set(name, (this.versions.get(name) ?? 0) + 1)
         if (lane === 'exclusive') entityChange()
@@ -288,6 +321,8 @@ export class TenantPool {
           this.eventDatabases.delete(name)
           for (const reader of this.readDatabases.get(name) ?? []) reader.close()
           this.readDatabases.delete(name)
+          for (const delivery of this.deliveryDatabases.get(name) ?? []) delivery.close()
+          this.deliveryDatabases.delete(name)
           // The checkpoint folds the write-ahead log into the file: the next open starts clean.
           await database.checkpoint().catch(() => undefined)
           database.close()
@@ -297,18 +332,19 @@ export class TenantPool {
   }
 }
 
-type Lane = 'exclusive' | 'derive' | 'events' | 'read'
+type Lane = 'exclusive' | 'derive' | 'events' | 'read' | 'delivery'
 
 /**
  * Reads beside all but exclusive work; a derivation beside batches of skill events, and those
- * beside each other; all else one at a time.
+ * beside each other; delivery's bookkeeping beside all but exclusive work and itself; all else one
+ * at a time.
  */
-const besides = (a: Lane, b: Lane) =>
-  a === 'read' || b === 'read'
-    ? a !== 'exclusive' && b !== 'exclusive'
-    : a === 'events'
-      ? b !== 'exclusive'
-      : a === 'derive' && b === 'events'
+const besides = (a: Lane, b: Lane) => {
+  if (a === 'exclusive' || b === 'exclusive') return false
+  if (a === 'read' || b === 'read') return true
+  if (a === 'delivery' || b === 'delivery') return a !== b
+  return a === 'events' || (a === 'derive' && b === 'events')
+}
 
 interface Waiting {
   lane: Lane

@@ -5,6 +5,7 @@ import {
   listDeliveries,
   listSubscriptions,
   removeSubscription,
+  replayDeliveries,
 } from '../events/webhook-subscriptions.js'
 import type { ApiRoute, RouteContext } from './api-routes.js'
 
@@ -17,10 +18,12 @@ const accessOf =
 const id = (context: RouteContext) => context.params.webhook_id ?? ''
 
 /**
- * Webhook subscriptions below a tenant's base URL (README, "Webhooks"): `POST /webhooks` answers
- * 201 once the consumer answered the health check with a 2XX (422 naming the URL and its answer
- * otherwise), `GET /webhooks`, `GET` and `DELETE /webhooks/{webhook_id}`, and the delivery log
- * `GET /webhooks/{webhook_id}/deliveries`. `write` for the changes, `read` for the rest.
+ * Webhook subscriptions below a tenant's base URL (docs/webhooks.md; the spec leaves subscribing
+ * to the service): `POST /webhooks` answers 201 once the consumer answered the health check with
+ * a 2XX (422 naming the URL and its answer otherwise), `GET /webhooks`, `GET` and
+ * `DELETE /webhooks/{webhook_id}`, the delivery log `GET /webhooks/{webhook_id}/deliveries`, and
+ * `POST /webhooks/{webhook_id}/replay`. `write` for the changes, `read` for the rest. The GETs
+ * show delivery state, which changes in the background: their answers are never kept.
  */
 export function webhookRoutes(): ApiRoute[] {
   return [
@@ -42,6 +45,7 @@ export function webhookRoutes(): ApiRoute[] {
     {
       method: 'GET',
       path: '/webhooks',
+      volatile: true,
       handler: async (context) => ({
         status: 200,
         json: JSON.stringify({
@@ -52,6 +56,7 @@ export function webhookRoutes(): ApiRoute[] {
     {
       method: 'GET',
       path: '/webhooks/:webhook_id',
+      volatile: true,
       handler: async (context) => ({
         status: 200,
         json: JSON.stringify(await context.tenant((tenant) => getSubscription(tenant.database, id(context)))),
@@ -68,6 +73,7 @@ export function webhookRoutes(): ApiRoute[] {
     {
       method: 'GET',
       path: '/webhooks/:webhook_id/deliveries',
+      volatile: true,
       handler: async (context) => {
         const query: Record<string, string> = {}
         for (const name of ['state', 'starting_after', 'limit']) {
@@ -80,6 +86,16 @@ export function webhookRoutes(): ApiRoute[] {
             await context.tenant((tenant) => listDeliveries(tenant.database, id(context), query)),
           ),
         }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/webhooks/:webhook_id/replay',
+      handler: async (context) => {
+        const body = await context.body({ optional: true })
+        const replay = await context.tenant((tenant) => replayDeliveries(tenant.database, id(context), body))
+        // The route is a write: the server's delivery looks at the tenant right after it.
+        return { status: 202, json: JSON.stringify(replay) }
       },
     },
   ]

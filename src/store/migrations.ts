@@ -298,6 +298,25 @@ DROP TABLE outbox;
 ALTER TABLE outbox_unindexed RENAME TO outbox;
 `,
   },
+  {
+    // Webhook delivery retries for a time window rather than a number of attempts, each
+    // subscription may carry its own policy, and a subscription whose consumer is down waits as a
+    // whole (retry_at) instead of each of its events. queued_at starts an event's window: when it
+    // was queued, or replayed.
+    version: 10,
+    name: 'webhook retry windows and per-subscription state',
+    sql: `
+ALTER TABLE webhook_subscriptions ADD COLUMN retry_window_ms BIGINT;
+ALTER TABLE webhook_subscriptions ADD COLUMN backoff_base_ms BIGINT;
+ALTER TABLE webhook_subscriptions ADD COLUMN backoff_cap_ms BIGINT;
+ALTER TABLE webhook_subscriptions ADD COLUMN timeout_ms BIGINT;
+ALTER TABLE webhook_subscriptions ADD COLUMN retry_at TIMESTAMP;
+ALTER TABLE webhook_subscriptions ADD COLUMN last_error VARCHAR;
+ALTER TABLE webhook_subscriptions ADD COLUMN last_error_at TIMESTAMP;
+ALTER TABLE webhook_deliveries ADD COLUMN queued_at TIMESTAMP;
+UPDATE webhook_deliveries SET queued_at = created_at;
+`,
+  },
 ]
 
 export const LATEST_SCHEMA_VERSION = Math.max(0, ...MIGRATIONS.map((migration) => migration.version))

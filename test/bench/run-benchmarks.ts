@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<BenchResult>> = {
   match: async () => (await import('./match.js')).benchMatch(),
   serve: async () => (await import('./serve.js')).benchServe(),
   nightly: async () => (await import('./nightly.js')).benchNightly(),
+  webhooks: async () => (await import('./webhooks.js')).benchWebhooks(),
 }
 
 const names = process.argv.slice(2)

@@ -3,14 +3,11 @@ import { join } from 'node:path'
 import { listValue } from '@duckdb/node-api'
 import autocannon from 'autocannon'
 import { execa } from 'execa'
-import { generateTenant } from '../../src/generate/generate-tenant.js'
-import { ingestPaths } from '../../src/ingest/ingest-paths.js'
-import { deriveProfiles } from '../../src/profiles/derive.js'
 import { mintLocalToken } from '../../src/server/oauth-clients.js'
-import { initialiseTenant } from '../../src/tenants/initialise-tenant.js'
-import { createTenant, withTenant } from '../../src/tenants/tenant-service.js'
+import { withTenant } from '../../src/tenants/tenant-service.js'
 import { projectRoot } from '../../src/util/project-paths.js'
 import type { BenchResult } from './bench-result.js'
+import { benchSkillEvent, benchTenant } from './bench-tenant.js'
 import { scaled, scratchDir } from './measure.js'
 
 /**
@@ -38,48 +35,32 @@ export async function benchServe(): Promise<BenchResult> {
   const ratios: Record<string, number> = {}
   const children: { kill: (signal: NodeJS.Signals) => boolean; then: PromiseLike<unknown>['then'] }[] = []
   try {
-    const inbox = join(scratch.dir, 'inbox')
-    stage(`generating a tenant of ${employees} employees`)
-    await generateTenant({
-      out: inbox,
-      seed: 5,
-      employees,
-      events: employees * 5,
-      jobs: scaled(10_000),
-      vacancies: scaled(20_000),
-    })
-    const dataDir = join(scratch.dir, 'data')
-    await createTenant({ dataDir, name: 'bench', region: 'eu', initialise: initialiseTenant })
-    stage('ingesting and deriving')
-    const ids = await withTenant(dataDir, 'bench', async (tenant) => {
-      await ingestPaths({
-        database: tenant.database,
-        settings: tenant.settings,
-        paths: [inbox],
-        rejectsDir: join(scratch.dir, 'rejects'),
-      })
-      await deriveProfiles({ tenant, asOf: '2026-11-01', full: true })
-      const list = async (sql: string) =>
-        (await tenant.database.all<{ id: string }>(sql)).map((row) => row.id)
-      return {
-        // GETs cycle over many resources, not one URL: 1,000 employee × vacancy pairs, every subdomain.
-        gaps: await list(
-          `SELECT '/employees/' || e.external_id || '/vacancies/' || v.external_id || '/gap' AS id
+    const { dataDir, result: ids } = await benchTenant(
+      scratch.dir,
+      { seed: 5, employees, jobs: scaled(10_000), vacancies: scaled(20_000) },
+      async (tenant) => {
+        const list = async (sql: string) =>
+          (await tenant.database.all<{ id: string }>(sql)).map((row) => row.id)
+        return {
+          // GETs cycle over many resources, not one URL: 1,000 employee × vacancy pairs, every subdomain.
+          gaps: await list(
+            `SELECT '/employees/' || e.external_id || '/vacancies/' || v.external_id || '/gap' AS id
              FROM (SELECT external_id, row_number() OVER (ORDER BY external_id) AS n FROM employees) e
              JOIN (SELECT external_id, row_number() OVER (ORDER BY external_id) AS n FROM vacancies
                     WHERE coalesce(status, 'active') = 'active') v ON v.n = e.n
             ORDER BY e.n LIMIT 1000`,
-        ),
-        subdomains: await list(
-          "SELECT '/taxonomy/subdomains/' || external_id AS id FROM subdomains ORDER BY external_id",
-        ),
-        employees: (
-          await tenant.database.all<{ id: string }>(
-            'SELECT external_id AS id FROM employees ORDER BY external_id',
-          )
-        ).map((row) => row.id),
-      }
-    })
+          ),
+          subdomains: await list(
+            "SELECT '/taxonomy/subdomains/' || external_id AS id FROM subdomains ORDER BY external_id",
+          ),
+          employees: (
+            await tenant.database.all<{ id: string }>(
+              'SELECT external_id AS id FROM employees ORDER BY external_id',
+            )
+          ).map((row) => row.id),
+        }
+      },
+    )
     const token = (await mintLocalToken(dataDir, 'bench', ['read', 'write'])).access_token
 
     stage('starting skillhouse serve and skillhouse mock')
@@ -242,19 +223,7 @@ async function postSkillEvents(
           return {
             ...request,
             path: `${new URL(base).pathname}/employees/${employees[n % employees.length]}/skill_events`,
-            body: JSON.stringify({
-              external_id: id,
-              event_type: 'working_history',
-              timestamp: '2026-10-01',
-              content: {
-                job_title: 'Data engineer',
-                company: 'Initech',
-                start_date: '2024-01-01',
-                end_date: '2026-09-30',
-                job_description: 'Wrote Python and SQL data pipelines; reviewed Kubernetes deployments.',
-              },
-              source: 'bench',
-            }),
+            body: benchSkillEvent(id),
           }
         },
         onResponse: (status: number, _body: string, context: Record<string, unknown>) => {

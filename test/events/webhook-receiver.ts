@@ -1,6 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { type CloudEvent, HTTP } from 'cloudevents'
+import { afterAll } from 'vitest'
+import { tempDir } from '../helpers/temp-tenant.js'
 
 /** One request a receiver got, the CloudEvent it carried, and the status it answered. */
 export interface ReceivedRequest {
@@ -8,13 +11,19 @@ export interface ReceivedRequest {
   body: string
   event: CloudEvent<unknown>
   status: number
+  /** When the request arrived (ms since the epoch). */
+  receivedAt: number
 }
 
 /**
- * Decides the answer to a request: a status, or `hang` to never answer (a consumer that times
- * out). Gets the event and the number of requests received before it.
+ * Decides the answer to a request: a status, `hang` to never answer (a consumer that times out),
+ * or a status sent after a while (a slow consumer). Gets the event and the number of requests
+ * received before it.
  */
-export type Answer = (event: CloudEvent<unknown>, index: number) => number | 'hang'
+export type Answer = (
+  event: CloudEvent<unknown>,
+  index: number,
+) => number | 'hang' | { status: number; afterMs: number }
 
 /**
  * A real webhook consumer on a free loopback port (node:http): it parses every request as a
@@ -39,19 +48,28 @@ export class WebhookReceiver {
         const body = Buffer.concat(chunks).toString('utf8')
         const event = HTTP.toEvent({ headers: request.headers, body }) as CloudEvent<unknown>
         const self = receiver as WebhookReceiver
-        const status = self.answer(event, self.requests.length)
+        const answer = self.answer(event, self.requests.length)
+        const status = typeof answer === 'object' ? answer.status : answer
         self.requests.push({
           headers: request.headers,
           body,
           event,
           status: status === 'hang' ? 0 : status,
+          receivedAt: Date.now(),
         })
         if (status === 'hang') {
           self.hanging.add(response)
           return
         }
-        response.writeHead(status, { 'content-type': 'text/plain' })
-        response.end(status >= 300 ? `refused with ${status}` : 'ok')
+        const send = () => {
+          self.hanging.delete(response)
+          response.writeHead(status, { 'content-type': 'text/plain' })
+          response.end(status >= 300 ? `refused with ${status}` : 'ok')
+        }
+        if (typeof answer === 'object') {
+          self.hanging.add(response)
+          setTimeout(send, answer.afterMs)
+        } else send()
       })
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -72,10 +90,27 @@ export class WebhookReceiver {
       .map((request) => request.event.id)
   }
 
-  async close(): Promise<void> {
+  /** Requests not answered yet: hanging, or waiting for a slow answer. */
+  unanswered(): number {
+    return this.hanging.size
+  }
+
+  /** Stops listening and drops every connection: the consumer is down (connections refused). */
+  async stop(): Promise<void> {
     for (const response of this.hanging) response.destroy()
+    this.hanging.clear()
     this.server.closeAllConnections()
     await new Promise<void>((resolve) => this.server.close(() => resolve()))
+  }
+
+  /** Listens again on the same port: the consumer is back. */
+  async resume(): Promise<void> {
+    const { port } = new URL(this.url)
+    await new Promise<void>((resolve) => this.server.listen(Number(port), '127.0.0.1', resolve))
+  }
+
+  async close(): Promise<void> {
+    if (this.server.listening) await this.stop()
   }
 }
 
@@ -86,4 +121,30 @@ export async function closedPortUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return `http://127.0.0.1:${port}/hooks`
+}
+
+/**
+ * A data directory and the receivers of one `describe`, removed and closed after it: `receiver`
+ * starts one that is closed then.
+ */
+export function webhookTestBed(): {
+  dataDir: string
+  receivers: WebhookReceiver[]
+  receiver: (answer?: Answer) => Promise<WebhookReceiver>
+} {
+  const temp = tempDir()
+  const receivers: WebhookReceiver[] = []
+  afterAll(async () => {
+    await Promise.all(receivers.map((receiver) => receiver.close()))
+    temp.cleanup()
+  })
+  return {
+    dataDir: join(temp.dir, 'data'),
+    receivers,
+    receiver: async (answer) => {
+      const started = await WebhookReceiver.start(answer)
+      receivers.push(started)
+      return started
+    },
+  }
 }

@@ -684,6 +684,35 @@ const SESSION = new Map<string, Cases>([
       ],
     },
   ],
+  [
+    'POST /webhooks/{webhook_id}/replay',
+    {
+      good: [
+        ok('the dead letters', 202, { params: { webhook_id: '{webhook_id}' }, body: {} }),
+        ok('the events since a time', 202, {
+          params: { webhook_id: '{webhook_id}' },
+          body: { since: '2020-01-01T00:00:00Z' },
+        }),
+      ],
+      bad: [
+        no('an unknown id', 404, { params: { webhook_id: UNKNOWN_WEBHOOK }, body: {} }),
+        no('an unknown event', 404, {
+          params: { webhook_id: '{webhook_id}' },
+          body: { event_id: 'evt-unknown' },
+        }),
+        no('since and event_id both', 422, {
+          params: { webhook_id: '{webhook_id}' },
+          body: { since: '2020-01-01T00:00:00Z', event_id: 'evt-unknown' },
+        }),
+        no('a field that is not one', 400, {
+          params: { webhook_id: '{webhook_id}' },
+          body: { from: 'start' },
+        }),
+        { ...malformed(), params: { webhook_id: '{webhook_id}' } },
+        asText({ since: '2020-01-01T00:00:00Z' }, 415, { params: { webhook_id: '{webhook_id}' } }),
+      ],
+    },
+  ],
   ...CUSTOM_PROPERTY_ENTITY_TYPES.flatMap(customPropertyCases),
   ['GET /taxonomy/skills/languages', { good: [ok('the languages per vendor', 200)], bad: [] }],
   [

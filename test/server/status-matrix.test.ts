@@ -1435,6 +1435,39 @@ const WEBHOOK_ENDPOINTS: Endpoint[] = [
   },
   {
     source: 'skillhouse webhooks',
+    route: 'POST /webhooks/:webhook_id/replay',
+    listed: [202, 400, 404, 413, 415, 422],
+    probes: [
+      row(202, 'POST', '/webhooks/{webhook_id}/replay', 'the dead letters (none)', {
+        check: (answer) =>
+          expect(answer.json).toEqual({
+            subscription_id: PLACES.webhook_id,
+            replayed: 0,
+            first_outbox_seq: null,
+          }),
+      }),
+      row(202, 'POST', '/webhooks/{webhook_id}/replay', 'the events since a time', {
+        body: { since: '2020-01-01' },
+        check: (answer) => expect(answer.json).toMatchObject({ subscription_id: PLACES.webhook_id }),
+      }),
+      row(400, 'POST', '/webhooks/{webhook_id}/replay', 'a field that is not one', {
+        body: { from: 'start' },
+        names: 'from: is not a field here',
+      }),
+      row(422, 'POST', '/webhooks/{webhook_id}/replay', 'since and event_id both', {
+        body: { since: '2020-01-01', event_id: 'x' },
+        names: 'event_id: give since or event_id, not both',
+      }),
+      row(404, 'POST', '/webhooks/{webhook_id}/replay', 'an unknown event', {
+        body: { event_id: 'evt-unknown' },
+        names: "event 'evt-unknown' does not exist",
+      }),
+      row(404, 'POST', '/webhooks/wh-unknown/replay', 'an unknown id', { names: 'wh-unknown' }),
+      ...bodyProbes('POST', '/webhooks/{webhook_id}/replay', { since: '2020-01-01' }),
+    ],
+  },
+  {
+    source: 'skillhouse webhooks',
     route: 'DELETE /webhooks/:webhook_id',
     listed: [204, 404],
     probes: [

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readOutbox } from '../../src/events/outbox.js'
-import { WebhookDeliveryPage, WebhookSubscription } from '../../src/schemas/index.js'
+import { WebhookDeliveryPage, WebhookReplay, WebhookSubscription } from '../../src/schemas/index.js'
 import type { RunningServer } from '../../src/server/start-server.js'
 import { TenantDatabase } from '../../src/store/tenant-database.js'
 import { tenantDatabaseFile } from '../../src/tenants/data-directory.js'
@@ -38,7 +38,7 @@ describe('webhooks over HTTP', () => {
     tenant.database.close()
     server = await startTestServer(dataDir, {
       deliveryIntervalMs: 50,
-      webhookDelivery: { maxAttempts: 20, backoffBaseMs: 10, backoffCapMs: 100, timeoutMs: 5000 },
+      webhookDelivery: { backoffBaseMs: 10, backoffCapMs: 100, timeoutMs: 5000 },
     })
     token = await tokenFor(dataDir, 'acme')
     base = `${server.url}/acme/eu`
@@ -211,6 +211,61 @@ describe('webhooks over HTTP', () => {
     expect(page.records.every((record) => record.state === 'delivered')).toBe(true)
     expect(page.records.reduce((sum, record) => sum + record.attempts, 0)).toBe(consumer.events().length)
     expect((await api(`/webhooks/${subscription.id}`, { method: 'DELETE' })).status).toBe(204)
+  })
+
+  it('replays events over HTTP with 202, in outbox order, and checks the request', async () => {
+    const consumer = await receiver()
+    const created = await api('/webhooks', { method: 'POST', body: { url: consumer.url } })
+    const id = (created.json as WebhookSubscription).id
+    for (const domain of ['dom-r1', 'dom-r2', 'dom-r3']) {
+      await api('/taxonomy/domains', { method: 'POST', body: { external_id: domain, domain_name: domain } })
+    }
+    await eventually(async () => (consumer.acknowledgedIds().length === 3 ? true : undefined))
+    const ids = consumer.acknowledgedIds()
+
+    // No dead letters: nothing to replay without a body.
+    const none = await api(`/webhooks/${id}/replay`, { method: 'POST' })
+    expect(none.status, none.text).toBe(202)
+    expect(WebhookReplay.parse(none.json)).toEqual({
+      subscription_id: id,
+      replayed: 0,
+      first_outbox_seq: null,
+    })
+
+    const replay = await api(`/webhooks/${id}/replay`, { method: 'POST', body: { event_id: ids[1] } })
+    expect(replay.status, replay.text).toBe(202)
+    expect(replay.json).toMatchObject({ subscription_id: id, replayed: 2 })
+    await eventually(async () => (consumer.acknowledgedIds().length === 5 ? true : undefined))
+    expect(consumer.acknowledgedIds().slice(3)).toEqual([ids[1], ids[2]])
+
+    expectError(
+      await api(`/webhooks/${id}/replay`, { method: 'POST', body: { event_id: 'nope' } }),
+      404,
+      "event 'nope' does not exist",
+    )
+    expectError(
+      await api(`/webhooks/${id}/replay`, {
+        method: 'POST',
+        body: { since: '2026-01-01', event_id: ids[0] },
+      }),
+      422,
+      'event_id: give since or event_id, not both',
+    )
+    expectError(
+      await api(`/webhooks/${id}/replay`, { method: 'POST', body: { from: 'start' } }),
+      400,
+      'from: is not a field here',
+    )
+    expectError(
+      await api(`/webhooks/${id}/replay`, {
+        method: 'POST',
+        token: await tokenFor(dataDir, 'acme', ['read']),
+      }),
+      403,
+      'needs the write scope',
+    )
+    expectError(await api('/webhooks/wh_unknown/replay', { method: 'POST' }), 404, 'does not exist')
+    expect((await api(`/webhooks/${id}`, { method: 'DELETE' })).status).toBe(204)
   })
 
   it('pages and filters the delivery log, and answers 404 for a subscription that does not exist', async () => {

@@ -91,6 +91,38 @@ describe('tenant database migrations', () => {
     upgraded.close()
   })
 
+  it("keeps the webhook delivery log, starting each pending event's retry window when it was queued (10)", async () => {
+    const path = join(temp.dir, 'nine.duckdb')
+    const old = await TenantDatabase.open(path, {
+      create: true,
+      migrations: MIGRATIONS.filter((migration) => migration.version <= 9),
+    })
+    await old.run(
+      `INSERT INTO webhook_subscriptions VALUES ('wh_1', 'http://x/hooks', [], 'active', 0, TIMESTAMP '2026-11-01 00:00:00', NULL)`,
+    )
+    await old.run(
+      `INSERT INTO webhook_deliveries VALUES ('wh_1', 1, 'evt-1', 'test.event.v1', 'pending', 3, 503, 'answered 503',
+         TIMESTAMP '2026-11-01 00:05:00', TIMESTAMP '2026-11-01 00:01:00', TIMESTAMP '2026-11-01 00:04:00', NULL)`,
+    )
+    old.close()
+
+    const upgraded = await TenantDatabase.open(path)
+    expect(await upgraded.schemaVersion()).toBe(LATEST_SCHEMA_VERSION)
+    expect(
+      await upgraded.all(
+        'SELECT state, attempts, queued_at::VARCHAR AS queued_at FROM webhook_deliveries WHERE subscription_id = $1',
+        ['wh_1'],
+      ),
+    ).toEqual([{ state: 'pending', attempts: 3, queued_at: '2026-11-01 00:01:00' }])
+    expect(
+      await upgraded.all(
+        'SELECT retry_window_ms, retry_at, last_error FROM webhook_subscriptions WHERE id = $1',
+        ['wh_1'],
+      ),
+    ).toEqual([{ retry_window_ms: null, retry_at: null, last_error: null }])
+    upgraded.close()
+  })
+
   it('refuses a database made by a newer skillhouse', async () => {
     const path = join(temp.dir, 'future.duckdb')
     const database = await TenantDatabase.open(path, { create: true })
