@@ -14,13 +14,21 @@ export interface EvalScores {
   items: number
   precision: number
   recall: number
+  f1: number
   rp_at_5: number
 }
 
-/** The evaluation set of test/eval (see its README). */
+/** The explicit-mention evaluation set of test/eval (see its README). */
 export function loadEvalSet(): EvalItem[] {
   return JSON.parse(
     readFileSync(fixturesDir('..', 'test', 'eval', 'extraction-eval.json'), 'utf8'),
+  ) as EvalItem[]
+}
+
+/** The implied-skill evaluation set of test/eval (see its README). */
+export function loadImpliedSet(): EvalItem[] {
+  return JSON.parse(
+    readFileSync(fixturesDir('..', 'test', 'eval', 'implied-skills-eval.json'), 'utf8'),
   ) as EvalItem[]
 }
 
@@ -61,11 +69,14 @@ export function evaluateExtraction(
   const round = (value: number) => Math.round(value * 1000) / 1000
   return ['en', 'nl', 'fr', 'de', 'all'].map((language) => {
     const total = totals.get(language) ?? { items: 0, tp: 0, fp: 0, fn: 0, rp: 0, rpItems: 0 }
+    const precision = total.tp / Math.max(1, total.tp + total.fp)
+    const recall = total.tp / Math.max(1, total.tp + total.fn)
     return {
       language,
       items: total.items,
-      precision: round(total.tp / Math.max(1, total.tp + total.fp)),
-      recall: round(total.tp / Math.max(1, total.tp + total.fn)),
+      precision: round(precision),
+      recall: round(recall),
+      f1: round(precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0),
       rp_at_5: round(total.rp / Math.max(1, total.rpItems)),
     }
   })
