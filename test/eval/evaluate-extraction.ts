@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { defaultExtractor } from '../../src/extraction/extractor-cache.js'
+import type { ExtractOptions } from '../../src/extraction/skill-extractor.js'
 import { fixturesDir } from '../../src/util/project-paths.js'
 
 export interface EvalItem {
@@ -40,6 +41,7 @@ export function loadImpliedSet(): EvalItem[] {
 export function evaluateExtraction(
   items: readonly EvalItem[],
   mode: 'given' | 'auto' = 'given',
+  options: Pick<ExtractOptions, 'infer'> = {},
 ): EvalScores[] {
   const extractor = defaultExtractor()
   const totals = new Map<
@@ -48,7 +50,7 @@ export function evaluateExtraction(
   >()
   for (const item of items) {
     const predicted = extractor
-      .extract(item.text, { language: mode === 'auto' ? 'auto' : item.language })
+      .extract(item.text, { ...options, language: mode === 'auto' ? 'auto' : item.language })
       .skills.map((skill) => skill.skill_id)
     const gold = new Set(item.gold)
     for (const key of [item.language, 'all']) {

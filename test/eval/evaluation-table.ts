@@ -27,13 +27,13 @@ export interface EvaluationRow {
  * The systems compared: the engine as shipped, its mention finder alone, the plain BM25 baseline
  * and its stemmed variant.
  */
-export const SYSTEMS = ['engine', 'bm25 baseline', 'bm25 stemmed'] as const
+export const SYSTEMS = ['engine', 'mentions only', 'bm25 baseline', 'bm25 stemmed'] as const
 export type SystemName = (typeof SYSTEMS)[number]
 
 const TOP = 10
 
 function engineOptions(system: SystemName, language: 'auto' | EvalItem['language']): ExtractOptions {
-  return { language, top: TOP }
+  return { language, top: TOP, ...(system === 'mentions only' ? { infer: false } : {}) }
 }
 
 /**
@@ -120,8 +120,12 @@ export async function evaluationRows(systems: readonly SystemName[] = SYSTEMS): 
   const rows = await devSetRows(systems)
   const extractor = defaultExtractor()
   const explicit = loadEvalSet()
-  for (const system of systems.filter((name) => name === 'engine')) {
-    for (const row of evaluateExtraction(explicit, 'given'))
+  for (const system of systems.filter((name) => name === 'engine' || name === 'mentions only')) {
+    for (const row of evaluateExtraction(
+      explicit,
+      'given',
+      system === 'mentions only' ? { infer: false } : {},
+    ))
       rows.push({
         set: `explicit ${row.language}`,
         system,
