@@ -118,7 +118,6 @@ function ownSetRows(
 /** Every row of `npm run eval`: dev sets, the explicit-mention set and the implied-skill set. */
 export async function evaluationRows(systems: readonly SystemName[] = SYSTEMS): Promise<EvaluationRow[]> {
   const rows = await devSetRows(systems)
-  const extractor = defaultExtractor()
   const explicit = loadEvalSet()
   for (const system of systems.filter((name) => name === 'engine' || name === 'mentions only')) {
     for (const row of evaluateExtraction(
@@ -136,8 +135,13 @@ export async function evaluationRows(systems: readonly SystemName[] = SYSTEMS): 
         f1: pct(row.f1),
       })
   }
-  rows.push(...ownSetRows('implied', loadImpliedSet(), extractor, systems))
+  rows.push(...impliedSetRows(systems))
   return rows
+}
+
+/** The rows of the implied-skill set, per language and for all. */
+export function impliedSetRows(systems: readonly SystemName[] = SYSTEMS): EvaluationRow[] {
+  return ownSetRows('implied', loadImpliedSet(), defaultExtractor(), systems)
 }
 
 const pct = (share: number) => Math.round(share * 1000) / 10

@@ -10,7 +10,16 @@ describe('extract on the command line', () => {
   it('writes one JSON array per line of --file with --json, nothing else, and exits 0', async () => {
     const file = join(scratch.dir, 'lines.txt')
     writeFileSync(file, 'Built ETL pipelines in Python and SQL\n\nBoekhouding en btw-aangiftes voor kmo’s\n')
-    const result = await runCli(['extract', '--file', file, '--json', '--top', '3', '--data-dir', scratch.dir])
+    const result = await runCli([
+      'extract',
+      '--file',
+      file,
+      '--json',
+      '--top',
+      '3',
+      '--data-dir',
+      scratch.dir,
+    ])
     expect(result.exitCode, result.stderr as string).toBe(0)
     const lines = (result.stdout as string).split('\n').filter((line) => line.length > 0)
     expect(lines).toHaveLength(3)
