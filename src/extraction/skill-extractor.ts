@@ -206,9 +206,10 @@ export class SkillExtractor {
 
   /** The skills found in `text`, best first (ties by position, then id). */
   extract(text: string, options: ExtractOptions = {}): Extraction {
-    const infer = options.infer ?? true
-    const language = this.analyse(text, options.language ?? 'auto', infer)
     const minScore = options.minScore ?? MIN_SCORE
+    // Implied skills are listed to fill a top N, or when the threshold admits their scores.
+    const infer = (options.infer ?? true) && (options.top !== undefined || minScore < IMPLIED_SCORE)
+    const language = this.analyse(text, options.language ?? 'auto', infer)
     const impliedMin = options.top ? Math.min(minScore, IMPLIED_FLOOR) : minScore
     const vocabLanguage = options.vocabLanguage ?? 'en_uk'
     const skills: (ExtractedSkill & { first: number })[] = []

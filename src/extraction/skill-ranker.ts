@@ -18,17 +18,21 @@ const NAME_WEIGHT = 1
 const ALIAS_WEIGHT = 0.9
 const ENGLISH_LABEL_WEIGHT = 0.6
 const DESCRIPTION_WEIGHT = 0.3
-const FOREIGN_DESCRIPTION_WEIGHT = 0.2
+/**
+ * Descriptions are read in English texts only (they are written in English in the default
+ * vocabulary and in ESCO), and only by their words that at most this share of skills hold: a
+ * common word says little about a skill there, and would make every text touch thousands of
+ * descriptions.
+ */
+const DESCRIPTION_MAX_SHARE = 0.03
 /** A description's covered idf saturates: half its weight at this much idf. */
 const DESCRIPTION_HALF = 10
-/** A label counts by its covered share of idf to this power: a label covered whole stands out. */
-const COVERAGE_POWER = 1.5
 /** A label's covered idf saturates as well (a label of one common word is weak evidence). */
 const LABEL_HALF = 1
 /** Share of the best neighbours' evidence a skill of the same cluster gains. */
 const CLUSTER_SHARE = 0.3
 /** Skills kept per text after scoring (the fused list never needs more). */
-export const RANKED_SKILLS = 40
+export const RANKED_SKILLS = 24
 
 /**
  * The ranker's compiled form: per text language, postings from a term (a word stemmed in that
@@ -126,7 +130,7 @@ export function compileRanker(
         unit.kind === 'description'
           ? number === 0
             ? DESCRIPTION_WEIGHT
-            : FOREIGN_DESCRIPTION_WEIGHT
+            : 0
           : unit.language === number
             ? unit.kind === 'name'
               ? NAME_WEIGHT
@@ -166,9 +170,12 @@ export function compileRanker(
       return Math.log(1 + (skills - df + 0.5) / (df + 0.5))
     }
     const lists: number[][] = Array.from({ length: termCount }, () => [])
+    const common = Math.max(20, skills * DESCRIPTION_MAX_SHARE)
     for (const [index, list] of unitTermLists.entries()) {
       let total = 0
+      const description = (units[index] as Unit).kind === 'description'
       for (const term of list) {
+        if (description && (frequency[term] as number) > common) continue
         total += idf(term)
         ;(lists[term] as number[]).push(index)
       }
@@ -259,6 +266,9 @@ export class SkillRanker {
   readonly rankedToken = new Int32Array(RANKED_SKILLS)
   rankedCount = 0
   private readonly gains = new Float64Array(RANKED_SKILLS)
+  private readonly clusterStamp: Int32Array
+  private readonly clusterFirst: Float64Array
+  private readonly clusterSecond: Float64Array
 
   constructor(private readonly compiled: CompiledRanker) {
     for (let term = 0; term < compiled.terms.length; term++)
@@ -276,6 +286,10 @@ export class SkillRanker {
     this.skillToken = new Int32Array(skills)
     this.skillBest = new Float64Array(skills)
     this.skillStamp = new Int32Array(skills)
+    const clusters = compiled.clusterStart.length - 1
+    this.clusterStamp = new Int32Array(clusters)
+    this.clusterFirst = new Float64Array(clusters)
+    this.clusterSecond = new Float64Array(clusters)
   }
 
   /** The number of a term (a stem), or -1 when no unit holds it. */
@@ -297,6 +311,7 @@ export class SkillRanker {
       this.unitStamp.fill(0)
       this.termStamp.fill(0)
       this.skillStamp.fill(0)
+      this.clusterStamp.fill(0)
       this.stamp = 1
     }
     this.language = language
@@ -350,7 +365,8 @@ export class SkillRanker {
       if (unitDescription[unit] === 1) score = (weight * covered) / (covered + DESCRIPTION_HALF)
       else {
         const coverage = covered / (unitTotal[offset + unit] as number)
-        score = weight * coverage ** COVERAGE_POWER * (covered / (covered + LABEL_HALF))
+        // The covered share to the power 1.5 (a label covered whole stands out); sqrt is far cheaper than pow.
+        score = weight * coverage * Math.sqrt(coverage) * (covered / (covered + LABEL_HALF))
       }
       const skill = unitSkill[unit] as number
       if (this.skillStamp[skill] !== stamp) {
@@ -412,30 +428,56 @@ export class SkillRanker {
     const { skillCluster } = this.compiled
     const count = this.rankedCount
     if (count < 2) return
+    // The best and second best score of each cluster among the ranked skills (clusters by stamp).
     const gains = this.gains
+    const stamp = this.stamp
     for (let index = 0; index < count; index++) {
       const cluster = skillCluster[this.ranked[index] as number] as number
       if (cluster < 0) continue
-      let best = 0
-      for (let other = 0; other < count; other++) {
-        if (other === index || skillCluster[this.ranked[other] as number] !== cluster) continue
-        best = Math.max(best, this.rankedScore[other] as number)
-      }
-      gains[index] = CLUSTER_SHARE * best
+      const score = this.rankedScore[index] as number
+      if (this.clusterStamp[cluster] !== stamp) {
+        this.clusterStamp[cluster] = stamp
+        this.clusterFirst[cluster] = score
+        this.clusterSecond[cluster] = 0
+      } else if (score > (this.clusterFirst[cluster] as number)) {
+        this.clusterSecond[cluster] = this.clusterFirst[cluster] as number
+        this.clusterFirst[cluster] = score
+      } else if (score > (this.clusterSecond[cluster] as number)) this.clusterSecond[cluster] = score
     }
+    let gained = false
+    for (let index = 0; index < count; index++) {
+      const cluster = skillCluster[this.ranked[index] as number] as number
+      gains[index] = 0
+      if (cluster < 0) continue
+      const first = this.clusterFirst[cluster] as number
+      // The best of the others: the second best when this skill is the best.
+      const best =
+        (this.rankedScore[index] as number) === first ? (this.clusterSecond[cluster] as number) : first
+      gains[index] = CLUSTER_SHARE * best
+      if (best > 0) gained = true
+    }
+    if (!gained) return
     for (let index = 0; index < count; index++) (this.rankedScore[index] as number) += gains[index] as number
-    // Re-sort the few ranked skills by their new scores (stable by skill number).
-    const order = Array.from({ length: count }, (_, index) => index).sort(
-      (a, b) =>
-        (this.rankedScore[b] as number) - (this.rankedScore[a] as number) ||
-        (this.ranked[a] as number) - (this.ranked[b] as number),
-    )
-    const skills = order.map((index) => this.ranked[index] as number)
-    const scores = order.map((index) => this.rankedScore[index] as number)
-    const tokens = order.map((index) => this.rankedToken[index] as number)
-    this.ranked.set(skills)
-    this.rankedScore.set(scores)
-    this.rankedToken.set(tokens)
+    // Insertion sort of the few ranked skills by their new scores (ties by skill number).
+    const { ranked, rankedScore, rankedToken } = this
+    for (let index = 1; index < count; index++) {
+      const skill = ranked[index] as number
+      const score = rankedScore[index] as number
+      const token = rankedToken[index] as number
+      let at = index - 1
+      while (
+        at >= 0 &&
+        ((rankedScore[at] as number) < score || (rankedScore[at] === score && (ranked[at] as number) > skill))
+      ) {
+        ranked[at + 1] = ranked[at] as number
+        rankedScore[at + 1] = rankedScore[at] as number
+        rankedToken[at + 1] = rankedToken[at] as number
+        at--
+      }
+      ranked[at + 1] = skill
+      rankedScore[at + 1] = score
+      rankedToken[at + 1] = token
+    }
   }
 }
 
