@@ -322,29 +322,34 @@ export class SkillRanker {
 
   /** Adds a term of the text found at token `token`; a term counts once per text. */
   addTerm(term: number, token: number): void {
-    if (this.termStamp[term] === this.stamp) return
-    this.termStamp[term] = this.stamp
-    const { termStart, postUnit, postIdf } = this.compiled
-    const base = this.language * (this.termCount + 1)
     const stamp = this.stamp
-    for (let at = termStart[base + term] as number; at < (termStart[base + term + 1] as number); at++) {
+    if (this.termStamp[term] === stamp) return
+    this.termStamp[term] = stamp
+    const { termStart, postUnit, postIdf } = this.compiled
+    const { unitStamp, unitCovered, unitBest, unitToken } = this
+    const base = this.language * (this.termCount + 1)
+    const last = termStart[base + term + 1] as number
+    let touched = this.touchedUnits
+    let count = this.touchedCount
+    for (let at = termStart[base + term] as number; at < last; at++) {
       const unit = postUnit[at] as number
       const idf = postIdf[at] as number
-      if (this.unitStamp[unit] !== stamp) {
-        this.unitStamp[unit] = stamp
-        this.unitCovered[unit] = idf
-        this.unitBest[unit] = idf
-        this.unitToken[unit] = token
-        if (this.touchedCount === this.touchedUnits.length) this.touchedUnits = grown(this.touchedUnits)
-        this.touchedUnits[this.touchedCount++] = unit
+      if (unitStamp[unit] !== stamp) {
+        unitStamp[unit] = stamp
+        unitCovered[unit] = idf
+        unitBest[unit] = idf
+        unitToken[unit] = token
+        if (count === touched.length) this.touchedUnits = touched = grown(touched)
+        touched[count++] = unit
       } else {
-        ;(this.unitCovered[unit] as number) += idf
-        if (idf > (this.unitBest[unit] as number)) {
-          this.unitBest[unit] = idf
-          this.unitToken[unit] = token
+        ;(unitCovered[unit] as number) += idf
+        if (idf > (unitBest[unit] as number)) {
+          unitBest[unit] = idf
+          unitToken[unit] = token
         }
       }
     }
+    this.touchedCount = count
   }
 
   /**
@@ -354,40 +359,54 @@ export class SkillRanker {
    */
   finish(): number {
     const { unitSkill, unitTotal, unitWeight, unitDescription } = this.compiled
+    const {
+      unitCovered,
+      unitToken,
+      touchedUnits,
+      skillStamp,
+      skillScore,
+      skillLabel,
+      skillBest,
+      skillToken,
+    } = this
     const offset = this.language * this.unitCount
     const stamp = this.stamp
+    let touchedSkills = this.touchedSkills
+    let skills = 0
     for (let index = 0; index < this.touchedCount; index++) {
-      const unit = this.touchedUnits[index] as number
+      const unit = touchedUnits[index] as number
       const weight = unitWeight[offset + unit] as number
       if (weight === 0) continue
-      const covered = this.unitCovered[unit] as number
+      const covered = unitCovered[unit] as number
+      const description = unitDescription[unit] === 1
       let score: number
-      if (unitDescription[unit] === 1) score = (weight * covered) / (covered + DESCRIPTION_HALF)
+      if (description) score = (weight * covered) / (covered + DESCRIPTION_HALF)
       else {
         const coverage = covered / (unitTotal[offset + unit] as number)
         // The covered share to the power 1.5 (a label covered whole stands out); sqrt is far cheaper than pow.
         score = weight * coverage * Math.sqrt(coverage) * (covered / (covered + LABEL_HALF))
       }
       const skill = unitSkill[unit] as number
-      if (this.skillStamp[skill] !== stamp) {
-        this.skillStamp[skill] = stamp
-        this.skillScore[skill] = 0
-        this.skillLabel[skill] = 0
-        this.skillBest[skill] = -1
-        if (this.skillCount === this.touchedSkills.length) this.touchedSkills = grown(this.touchedSkills)
-        this.touchedSkills[this.skillCount++] = skill
+      if (skillStamp[skill] !== stamp) {
+        skillStamp[skill] = stamp
+        skillScore[skill] = 0
+        skillLabel[skill] = 0
+        skillBest[skill] = -1
+        if (skills === touchedSkills.length) this.touchedSkills = touchedSkills = grown(touchedSkills)
+        touchedSkills[skills++] = skill
       }
-      if (unitDescription[unit] === 1) (this.skillScore[skill] as number) += score
-      else if (score > (this.skillLabel[skill] as number)) this.skillLabel[skill] = score
-      if (score > (this.skillBest[skill] as number)) {
-        this.skillBest[skill] = score
-        this.skillToken[skill] = this.unitToken[unit] as number
+      if (description) (skillScore[skill] as number) += score
+      else if (score > (skillLabel[skill] as number)) skillLabel[skill] = score
+      if (score > (skillBest[skill] as number)) {
+        skillBest[skill] = score
+        skillToken[skill] = unitToken[unit] as number
       }
     }
-    for (let index = 0; index < this.skillCount; index++) {
-      const skill = this.touchedSkills[index] as number
-      ;(this.skillScore[skill] as number) += this.skillLabel[skill] as number
+    for (let index = 0; index < skills; index++) {
+      const skill = touchedSkills[index] as number
+      ;(skillScore[skill] as number) += skillLabel[skill] as number
     }
+    this.skillCount = skills
     this.keepBest()
     this.expandClusters()
     return this.rankedCount

@@ -64,6 +64,17 @@ export const KIND_WEIGHTS: Record<string, number> = {
 export const IMPLIED_WEIGHT = 0.3
 export const IMPLIED_PER_TEXT = 3
 export const IMPLIED_MIN_CONFIDENCE = 0.5
+/**
+ * The events whose text describes work done (what a recruiter infers skills from); tickets,
+ * merge requests, certificates, learning and goals name their subject, or are intentions.
+ */
+const IMPLYING_EVENTS = new Set([
+  'working_history',
+  'project',
+  'resume_document',
+  'feedback',
+  'education_history',
+])
 
 /** File endings of changed files in merge requests, and the skill label they stand for. */
 const FILE_LANGUAGES: Record<string, string> = {
@@ -198,7 +209,7 @@ export function evidenceOfEvent(
       event.language && event.language !== 'auto' ? event.language : 'auto',
       add,
       undefined,
-      options.implied === false
+      options.implied === false || !IMPLYING_EVENTS.has(event.event_type)
         ? undefined
         : {
             visit: (skillId, confidence) => add(skillId, confidence * IMPLIED_WEIGHT),
