@@ -70,14 +70,13 @@ export default class Extract extends SkillhouseCommand {
       }
       return undefined
     }
-    const result = useTenant
+    // With --file the lines were written as they came and `work` returns nothing, so oclif prints
+    // no result after them.
+    return useTenant
       ? await withTenant(dataDir, flags.tenant, async (tenant) =>
           work(await extractorFor(tenant.database, flags['external-vendor'])),
         )
       : await work(defaultExtractor())
-    // With --file the lines were written as they came; there is no single result to print.
-    if (flags.file && this.jsonEnabled()) this.exit(0)
-    return result
   }
 
   private print(skills: ExtractedSkill[]) {

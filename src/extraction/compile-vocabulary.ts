@@ -1,6 +1,7 @@
 import { packArrays, unpackArrays } from '../util/kept-arrays.js'
 import type { TextLanguageCode } from './detect-language.js'
-import { isUpperWord, normaliseWord, Stemmers, scanWords } from './text-tokens.js'
+import { type CompiledRanker, compileRanker, type SkillFacts } from './skill-ranker.js'
+import { isUpperWord, LABEL_TEXT_LANGUAGE, normaliseWord, Stemmers, scanWords } from './text-tokens.js'
 
 /** One label of the vocabulary: a skill's name or alias in one language. */
 export interface LabelInput {
@@ -49,17 +50,10 @@ export interface CompiledVocabulary {
   entryUpperOnly: Uint8Array
   /** Bit i set when the stemmed trie of TEXT_LANGUAGES[i] exists. */
   stemmedLanguages: number
+  /** The ranker of skills a text implies (skill-ranker.ts), over the same skill numbers. */
+  ranker: CompiledRanker
 }
 
-/** Text language of a vocabulary language, for stemming; the others are matched exactly only. */
-const STEM_LANGUAGE = new Map([
-  ['en_uk', 0],
-  ['en_us', 0],
-  ['en', 0],
-  ['nl', 1],
-  ['fr', 2],
-  ['de', 3],
-])
 const STEMMED = 0.9
 /** Limits that let a term and a node share one safe integer (see `childLists`). */
 const MAX_TERMS = 2 ** 24
@@ -76,6 +70,7 @@ const LONG_CHAIN = 32
 export function compileVocabulary(
   labels: readonly LabelInput[],
   stemmers: Stemmers = new Stemmers(),
+  facts: readonly SkillFacts[] = [],
 ): CompiledVocabulary {
   const tries = new TrieBuilder()
   const skillIds: string[] = []
@@ -103,7 +98,7 @@ export function compileVocabulary(
     const upper = words.length === 1 && first.length <= 3 && isUpperWord(words[0] as string)
     labelSkill.push(skill)
     labelFlags.push((label.kind === 'name' ? NAME : 0) | (upper ? UPPER : 0))
-    labelStem.push(STEM_LANGUAGE.get(label.language) ?? -1)
+    labelStem.push(LABEL_TEXT_LANGUAGE.get(label.language) ?? -1)
     normsFrom.push(labelNorms.length)
     labelNorms.push(tries.term(first))
     for (let index = 1; index < words.length; index++)
@@ -162,6 +157,7 @@ export function compileVocabulary(
   return tries.finish(
     skillIds,
     names.map((byLanguage) => [...byLanguage].flat()),
+    compileRanker(labels, facts, skillIndex, stemmers),
   )
 }
 
@@ -300,7 +296,7 @@ class TrieBuilder {
     return -1
   }
 
-  finish(skillIds: string[], names: string[][]): CompiledVocabulary {
+  finish(skillIds: string[], names: string[][], ranker: CompiledRanker): CompiledVocabulary {
     const nodes = this.nodeFirst.length
     const nodeEntries = sharedInt32(nodes + 1)
     const nodeFlags = new Uint8Array(new SharedArrayBuffer(nodes))
@@ -344,6 +340,7 @@ class TrieBuilder {
       entryConfidence,
       entryUpperOnly,
       stemmedLanguages: this.stemmedLanguages,
+      ranker,
     }
   }
 }
@@ -448,6 +445,19 @@ const ARRAYS = [
   ['entryUpperOnly', Uint8Array],
 ] as const
 type ArrayName = (typeof ARRAYS)[number][0]
+const RANKER_ARRAYS = [
+  ['termStart', Int32Array],
+  ['postUnit', Int32Array],
+  ['postIdf', Float32Array],
+  ['unitSkill', Int32Array],
+  ['unitTotal', Float32Array],
+  ['unitWeight', Float32Array],
+  ['unitDescription', Uint8Array],
+  ['skillCluster', Int32Array],
+  ['clusterStart', Int32Array],
+  ['clusterSkills', Int32Array],
+] as const
+type RankerArrayName = (typeof RANKER_ARRAYS)[number][0]
 
 /**
  * A compiled vocabulary as bytes, to keep it for another process (kept-arrays.ts): the strings
@@ -460,24 +470,27 @@ export function serialiseVocabulary(vocabulary: CompiledVocabulary, stamp: strin
     names: vocabulary.names,
     terms: vocabulary.terms,
     stemmedLanguages: vocabulary.stemmedLanguages,
+    rankerTerms: vocabulary.ranker.terms,
   }
   return Buffer.concat(
-    packArrays(
-      header,
-      ARRAYS.map(([name]) => vocabulary[name]),
-    ),
+    packArrays(header, [
+      ...ARRAYS.map(([name]) => vocabulary[name]),
+      ...RANKER_ARRAYS.map(([name]) => vocabulary.ranker[name]),
+    ]),
   )
 }
 
 /** The compiled vocabulary of `serialiseVocabulary`'s bytes, on shared memory; undefined when `stamp` differs. */
 export function deserialiseVocabulary(bytes: Uint8Array, stamp: string): CompiledVocabulary | undefined {
   const kept = unpackArrays(bytes)
-  if (!kept || kept.header.stamp !== stamp || kept.arrays.length !== ARRAYS.length) return undefined
+  if (!kept || kept.header.stamp !== stamp || kept.arrays.length !== ARRAYS.length + RANKER_ARRAYS.length)
+    return undefined
   const header = kept.header as {
     skillIds: string[]
     names: string[][]
     terms: string[]
     stemmedLanguages: number
+    rankerTerms: string[]
   }
   const arrays = {} as Record<ArrayName, Int32Array | Uint8Array | Float64Array>
   for (const [index, [name, Type]] of ARRAYS.entries()) {
@@ -485,11 +498,19 @@ export function deserialiseVocabulary(bytes: Uint8Array, stamp: string): Compile
     if (!(array instanceof Type)) return undefined
     arrays[name] = array
   }
+  const rankerArrays = {} as Record<RankerArrayName, Int32Array | Uint8Array | Float32Array>
+  for (const [index, [name, Type]] of RANKER_ARRAYS.entries()) {
+    const array = kept.arrays[ARRAYS.length + index]
+    if (!(array instanceof Type)) return undefined
+    rankerArrays[name] = array
+  }
+  if (!Array.isArray(header.rankerTerms)) return undefined
   return {
     skillIds: header.skillIds,
     names: header.names,
     terms: header.terms,
     stemmedLanguages: header.stemmedLanguages,
     ...(arrays as Pick<CompiledVocabulary, ArrayName>),
+    ranker: { terms: header.rankerTerms, ...(rankerArrays as Omit<CompiledRanker, 'terms'>) },
   }
 }

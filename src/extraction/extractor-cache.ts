@@ -10,7 +10,7 @@ import { deserialiseVocabulary, serialiseVocabulary, TEXT_LANGUAGES } from './co
 import type { TextLanguageCode } from './detect-language.js'
 import { SkillExtractor } from './skill-extractor.js'
 import type { StemPairs } from './text-tokens.js'
-import { labelsOfTenant, labelsOfVocabulary } from './vocabulary-labels.js'
+import { factsOfTenant, factsOfVocabulary, labelsOfTenant, labelsOfVocabulary } from './vocabulary-labels.js'
 
 const compiled = new Map<string, { signature: string; extractor: SkillExtractor }>()
 
@@ -29,7 +29,10 @@ export async function extractorFor(database: TenantDatabase, vendor: string): Pr
   const stamp = `${compilerStamp()}|${signature}`
   let extractor = readCompiled(file, stamp)
   if (!extractor) {
-    extractor = SkillExtractor.compile(await labelsOfTenant(database, vendor))
+    extractor = SkillExtractor.compile(
+      await labelsOfTenant(database, vendor),
+      await factsOfTenant(database, vendor),
+    )
     writeCompiled(file, stamp, extractor)
   }
   readStems(stemsFile(database.path, vendor), extractor)
@@ -119,7 +122,10 @@ let embedded: SkillExtractor | undefined
 
 /** The extractor of the embedded default vocabulary, for work outside any tenant. */
 export function defaultExtractor(): SkillExtractor {
-  embedded ??= SkillExtractor.compile(labelsOfVocabulary(loadDefaultVocabulary()))
+  if (!embedded) {
+    const domains = loadDefaultVocabulary()
+    embedded = SkillExtractor.compile(labelsOfVocabulary(domains), factsOfVocabulary(domains))
+  }
   return embedded
 }
 
@@ -169,7 +175,7 @@ let stamp: string | undefined
 function compilerStamp(): string {
   if (stamp === undefined) {
     const hash = createHash('sha1')
-    for (const module of ['compile-vocabulary', 'text-tokens'])
+    for (const module of ['compile-vocabulary', 'text-tokens', 'skill-ranker', 'text-context'])
       hash.update(moduleSource(module, import.meta.url))
     hash.update(String(createRequire(import.meta.url)('snowball-stemmers/package.json').version))
     stamp = hash.digest('base64url')

@@ -11,9 +11,17 @@ import {
   TEXT_LANGUAGES,
 } from './compile-vocabulary.js'
 import { pickLanguage, type TextLanguageCode, wordLanguageWeights } from './detect-language.js'
+import { calibrated, type SkillFacts, SkillRanker } from './skill-ranker.js'
+import {
+  type ContextTokens,
+  contextRole,
+  FUNCTION_WORD,
+  GENERIC_WORD,
+  markSilentTokens,
+} from './text-context.js'
 import { isUpperWord, isWordChar, normaliseWord, Stemmers } from './text-tokens.js'
 
-export type { CompiledVocabulary, LabelInput }
+export type { CompiledVocabulary, LabelInput, SkillFacts }
 
 export interface ExtractedSkill {
   skill_id: string
@@ -21,6 +29,7 @@ export interface ExtractedSkill {
   score: number
   /** The strongest mention, as offsets into the text (end exclusive) and its text. */
   span: { start: number; end: number; text: string }
+  /** How often the text names the skill; 0 for a skill the text implies without naming it. */
   mentions: number
 }
 
@@ -31,16 +40,33 @@ export interface Extraction {
 
 export interface ExtractOptions {
   language?: 'auto' | TextLanguageCode
-  /** Keep the best N skills (default: all above the threshold). */
+  /**
+   * Keep the best N skills (default: all above the threshold). With N, skills the text implies
+   * fill the list below the named ones even when their score is under the threshold.
+   */
   top?: number
   /** Vocabulary language of `skill_name` (default en_uk). */
   vocabLanguage?: string
   /** Minimum score (default 0.3). */
   minScore?: number
+  /** Whether skills the text implies without naming them are ranked too (default true). */
+  infer?: boolean
 }
 
 const COMPOUND_PART = 0.7
 const MIN_SCORE = 0.3
+/**
+ * An implied skill's score is its ranker confidence times this: below the default threshold,
+ * so that a skill the text only implies never counts as found by default, and always below a
+ * skill the text names.
+ */
+export const IMPLIED_SCORE = 0.29
+/** Implied skills below this score are not listed even to fill a top N. */
+const IMPLIED_FLOOR = 0.01
+/** Conjunctions of an elided compound ("heftruck- en reachtruckchauffeur", "Lager- und Versandlogistik"). */
+const ELISION_CONJUNCTIONS = new Set(['en', 'of', 'and', 'or', 'und', 'oder', 'et', 'ou', 'bzw'])
+/** Compound parts the ranker reads in a Dutch or German word: parts at least this long. */
+const COMPOUND_PART_CHARS = 4
 /** The distinct words remembered; beyond it the table starts again (checked between texts). */
 const WORD_CACHE_LIMIT = 1_000_000
 const UNKNOWN = -2
@@ -70,6 +96,11 @@ export class SkillExtractor {
   private readonly entryUpperOnly: Uint8Array
   private readonly words = new WordTable()
   private readonly scores = new Float64Array(4)
+  private readonly ranker: SkillRanker
+  /** Per token of the current text: 1 when a context rule silences it (see text-context.ts). */
+  private silent = new Uint8Array(256)
+  private silentCount = 0
+  private readonly context: ContextTokens
 
   // The current text: its tokens, the candidates found, the ones accepted, per-skill sums.
   private tokenStart = new Int32Array(256)
@@ -127,12 +158,31 @@ export class SkillExtractor {
     this.skillSpanEnd = new Int32Array(skills)
     this.skillMentions = new Int32Array(skills)
     this.seenSkills = new Int32Array(skills)
+    this.ranker = new SkillRanker(vocabulary.ranker)
+    const extractor = this
+    this.context = {
+      count: 0,
+      get start() {
+        return extractor.tokenStart
+      },
+      get end() {
+        return extractor.tokenEnd
+      },
+      get gap() {
+        return extractor.tokenGap
+      },
+      role: (token) => this.words.role[this.tokenWord[token] as number] as number,
+      norm: (token) => this.words.norm[this.tokenWord[token] as number] as string,
+    }
   }
 
-  /** Compiles labels (of any size of vocabulary) into an extractor. */
-  static compile(labels: readonly LabelInput[]): SkillExtractor {
+  /**
+   * Compiles labels (of any size of vocabulary) into an extractor; `facts` (descriptions and
+   * clusters) let it rank skills the text implies, and may be left out.
+   */
+  static compile(labels: readonly LabelInput[], facts: readonly SkillFacts[] = []): SkillExtractor {
     const stemmers = new Stemmers()
-    return new SkillExtractor(compileVocabulary(labels, stemmers), stemmers)
+    return new SkillExtractor(compileVocabulary(labels, stemmers, facts), stemmers)
   }
 
   /** The stems this extractor remembers (see `Stemmers`: kept across processes and threads). */
@@ -156,8 +206,11 @@ export class SkillExtractor {
 
   /** The skills found in `text`, best first (ties by position, then id). */
   extract(text: string, options: ExtractOptions = {}): Extraction {
-    const language = this.analyse(text, options.language ?? 'auto')
     const minScore = options.minScore ?? MIN_SCORE
+    // Implied skills are listed to fill a top N, or when the threshold admits their scores.
+    const infer = (options.infer ?? true) && (options.top !== undefined || minScore < IMPLIED_SCORE)
+    const language = this.analyse(text, options.language ?? 'auto', infer)
+    const impliedMin = options.top ? Math.min(minScore, IMPLIED_FLOOR) : minScore
     const vocabLanguage = options.vocabLanguage ?? 'en_uk'
     const skills: (ExtractedSkill & { first: number })[] = []
     for (let index = 0; index < this.seenCount; index++) {
@@ -175,6 +228,26 @@ export class SkillExtractor {
         first: this.skillFirst[skill] as number,
       })
     }
+    if (infer) {
+      const ranker = this.ranker
+      for (let index = 0; index < ranker.rankedCount; index++) {
+        const skill = ranker.ranked[index] as number
+        if (this.skillStamp[skill] === this.stamp) continue
+        const score = impliedScore(ranker.rankedScore[index] as number)
+        if (score < impliedMin) continue
+        const token = ranker.rankedToken[index] as number
+        const start = this.tokenStart[token] as number
+        const end = this.tokenEnd[token] as number
+        skills.push({
+          skill_id: this.skillIds[skill] as string,
+          skill_name: this.nameOf(skill, vocabLanguage),
+          score,
+          span: { start, end, text: text.slice(start, end) },
+          mentions: 0,
+          first: start,
+        })
+      }
+    }
     skills.sort((a, b) => b.score - a.score || a.first - b.first || (a.skill_id < b.skill_id ? -1 : 1))
     const ranked = skills.map(({ first: _first, ...skill }) => skill)
     return { language, skills: options.top ? ranked.slice(0, options.top) : ranked }
@@ -191,12 +264,25 @@ export class SkillExtractor {
     language: string,
     visit: (skillId: string, score: number) => void,
     minScore = MIN_SCORE,
+    implied?: { visit: (skillId: string, confidence: number) => void; best: number; minConfidence: number },
   ): void {
-    this.analyse(text, language)
+    this.analyse(text, language, implied !== undefined)
     for (let index = 0; index < this.seenCount; index++) {
       const skill = this.seenSkills[index] as number
       const score = this.scoreOf(skill)
       if (score >= minScore) visit(this.skillIds[skill] as string, score)
+    }
+    if (!implied) return
+    // The best implied skills not named in the text, with their ranker confidence (0–1).
+    const ranker = this.ranker
+    let given = 0
+    for (let index = 0; index < ranker.rankedCount && given < implied.best; index++) {
+      const skill = ranker.ranked[index] as number
+      if (this.skillStamp[skill] === this.stamp) continue
+      const confidence = calibrated(ranker.rankedScore[index] as number)
+      if (confidence < implied.minConfidence) break
+      implied.visit(this.skillIds[skill] as string, Math.round(confidence * 10_000) / 10_000)
+      given++
     }
   }
 
@@ -209,10 +295,17 @@ export class SkillExtractor {
   }
 
   /** Tokens, language, candidates, overlaps and per-skill sums of one text; returns its language. */
-  private analyse<L extends string>(text: string, requested: L | 'auto'): L | TextLanguageCode {
+  private analyse<L extends string>(
+    text: string,
+    requested: L | 'auto',
+    infer = false,
+  ): L | TextLanguageCode {
     if (this.words.count >= WORD_CACHE_LIMIT) this.words.clear()
     const tokens = this.tokenize(text)
     const language = requested && requested !== 'auto' ? requested : this.languageOf(tokens)
+    this.context.count = tokens
+    if (this.silent.length < tokens) this.silent = new Uint8Array(this.tokenStart.length)
+    this.silentCount = markSilentTokens(text, this.context, this.silent)
     this.candidateCount = 0
     this.entryCount = 0
     this.scanExact(text, tokens)
@@ -220,9 +313,112 @@ export class SkillExtractor {
     if (stemLanguage >= 0 && (this.vocabulary.stemmedLanguages >> stemLanguage) & 1)
       this.scanStemmed(tokens, stemLanguage)
     if (language === 'de' || language === 'nl') this.compounds(tokens)
+    this.elidedCompounds(text, tokens, language === 'de' || language === 'nl')
     this.resolveOverlaps(tokens)
     this.sumBySkill()
+    if (infer) this.rank(tokens, stemLanguage < 0 ? 0 : stemLanguage)
     return language
+  }
+
+  /** Hands the words of the text that may evidence a skill to the ranker and scores it. */
+  private rank(tokens: number, language: number) {
+    const ranker = this.ranker
+    const words = this.words
+    ranker.begin(language)
+    for (let token = 0; token < tokens; token++) {
+      if (this.silentCount > 0 && this.silent[token] === 1) continue
+      const word = this.tokenWord[token] as number
+      if ((words.role[word] as number) & (FUNCTION_WORD | GENERIC_WORD)) continue
+      const slot = word * 4 + language
+      if (words.rankTerm[slot] === UNKNOWN) this.describeForRanker(word, language)
+      const term = words.rankTerm[slot] as number
+      if (term >= 0) ranker.addTerm(term, token)
+      const part = words.rankPart[slot] as number
+      if (part >= 0) ranker.addTerm(part, token)
+    }
+    ranker.finish()
+  }
+
+  /**
+   * The ranker's terms of a word in a language, on first need: its stem; for a Dutch or German
+   * compound whose stem no label holds, the two parts (each stemmed) that labels hold
+   * ("Lieferantenbewertung": lieferant, bewertung).
+   */
+  private describeForRanker(word: number, language: number) {
+    const words = this.words
+    const slot = word * 4 + language
+    const norm = words.norm[word] as string
+    const code = TEXT_LANGUAGES[language] as TextLanguageCode
+    const ranker = this.ranker
+    const term = norm.length < 2 ? -1 : ranker.termOf(this.stemmers.stem(norm, code))
+    words.rankTerm[slot] = term >= 0 && ranker.hasPostings(term, language) ? term : -1
+    words.rankPart[slot] = -1
+    if (
+      words.rankTerm[slot] >= 0 ||
+      (code !== 'de' && code !== 'nl') ||
+      norm.length < 2 * COMPOUND_PART_CHARS
+    )
+      return
+    for (let cut = norm.length - COMPOUND_PART_CHARS; cut >= COMPOUND_PART_CHARS; cut--) {
+      const head = this.rankerTermOf(norm.slice(0, cut), code, language)
+      if (head < 0) continue
+      // A linking -s-, -e- or -en- may stand between the parts ("Lieferantenbewertung").
+      for (const link of ['', 's', 'e', 'en', 'n']) {
+        if (!norm.startsWith(link, cut)) continue
+        const tail = this.rankerTermOf(norm.slice(cut + link.length), code, language)
+        if (tail < 0) continue
+        words.rankTerm[slot] = head
+        words.rankPart[slot] = tail
+        return
+      }
+    }
+  }
+
+  private rankerTermOf(part: string, code: TextLanguageCode, language: number): number {
+    if (part.length < COMPOUND_PART_CHARS || contextRole(part) & (FUNCTION_WORD | GENERIC_WORD)) return -1
+    const term = this.ranker.termOf(this.stemmers.stem(part, code))
+    return term >= 0 && this.ranker.hasPostings(term, language) ? term : -1
+  }
+
+  /**
+   * Elided compounds: "heftruck- en reachtruckchauffeur" holds "heftruckchauffeur", "Lager- und
+   * Versandlogistik" holds "Lagerlogistik". A word written with a trailing hyphen before a
+   * conjunction takes the longest ending of the compound after the conjunction that makes a
+   * label with it (or, in Dutch and German, a compound that holds one).
+   */
+  private elidedCompounds(text: string, tokens: number, compoundLanguage: boolean) {
+    for (let index = 0; index + 2 < tokens; index++) {
+      const end = this.tokenEnd[index] as number
+      if (text.charCodeAt(end) !== 45 || this.tokenStart[index + 1] === end + 1) continue
+      if (this.silentCount > 0 && this.silent[index] === 1) continue
+      const conjunction = this.words.norm[this.tokenWord[index + 1] as number] as string
+      if (!ELISION_CONJUNCTIONS.has(conjunction)) continue
+      const head = this.words.norm[this.tokenWord[index] as number] as string
+      const compound = this.words.norm[this.tokenWord[index + 2] as number] as string
+      for (let cut = 1; cut <= compound.length - 3; cut++) {
+        const joined = head + compound.slice(cut)
+        const term = this.termNumbers.get(joined)
+        const node = term === undefined ? -1 : this.child(EXACT_ROOT, term)
+        if (node >= 0 && (this.nodeFlags[node] as number) & HAS_ENTRIES) {
+          this.accept(index, index + 1, node, this.nodeFlags[node] as number, false)
+          break
+        }
+        if (compoundLanguage && joined.length >= 10) {
+          const part = this.compoundOf(joined)
+          if (part >= 0) {
+            const from = this.entryCount
+            for (
+              let entry = this.nodeEntries[part] as number;
+              entry < (this.nodeEntries[part + 1] as number);
+              entry++
+            )
+              this.pushEntry(entry)
+            this.pushCandidate(index, index + 1, COMPOUND_PART, true, from)
+            break
+          }
+        }
+      }
+    }
   }
 
   /**
@@ -316,6 +512,7 @@ export class SkillExtractor {
     const norm = normaliseWord(raw)
     words.norm[word] = norm
     words.upper[word] = isUpperWord(raw) ? 1 : 0
+    words.role[word] = contextRole(norm)
     const weights = wordLanguageWeights(raw.toLowerCase())
     if (weights) {
       words.weighted[word] = 1
@@ -475,12 +672,27 @@ export class SkillExtractor {
       if (norm.length < 10) continue
       let node = words.compound[word] as number
       if (node === UNKNOWN) words.compound[word] = node = this.compoundOf(norm)
-      if (node < 0) continue
+      if (node < 0 || this.silenced(index, index + 1)) continue
       const from = this.entryCount
       for (let entry = nodeEntries[node] as number; entry < (nodeEntries[node + 1] as number); entry++)
         this.pushEntry(entry)
       this.pushCandidate(index, index + 1, COMPOUND_PART, true, from)
     }
+  }
+
+  /**
+   * Whether tokens [start, end) may not evidence a skill: a context rule silences one of them, or
+   * all of them are function words not written in capitals ("we" is no abbreviation; "WE" may be).
+   */
+  private silenced(start: number, end: number): boolean {
+    let functionWords = true
+    for (let index = start; index < end; index++) {
+      if (this.silentCount > 0 && this.silent[index] === 1) return true
+      const word = this.tokenWord[index] as number
+      if (!((this.words.role[word] as number) & FUNCTION_WORD) || this.words.upper[word] === 1)
+        functionWords = false
+    }
+    return functionWords
   }
 
   private compoundOf(norm: string): number {
@@ -500,6 +712,7 @@ export class SkillExtractor {
 
   /** A candidate for the node's labels over tokens [start, end); short all-capital labels need capitals. */
   private accept(start: number, end: number, node: number, flags: number, stemmed: boolean) {
+    if (this.silenced(start, end)) return
     const entryUpperOnly = this.entryUpperOnly
     const entryConfidence = this.entryConfidence
     const first = this.nodeEntries[node] as number
@@ -769,6 +982,9 @@ class WordTable {
   stemTerm = new Int32Array(0)
   stemNode = new Int32Array(0)
   compound = new Int32Array(0)
+  role = new Uint8Array(0)
+  rankTerm = new Int32Array(0)
+  rankPart = new Int32Array(0)
 
   constructor() {
     this.clear()
@@ -822,6 +1038,10 @@ class WordTable {
     this.stemTerm = copy(this.stemTerm, new Int32Array(capacity * 4), 4)
     this.stemTerm.fill(UNKNOWN, count * 4)
     this.stemNode = copy(this.stemNode, new Int32Array(capacity * 4), 4)
+    this.role = copy(this.role, new Uint8Array(capacity))
+    this.rankTerm = copy(this.rankTerm, new Int32Array(capacity * 4), 4)
+    this.rankTerm.fill(UNKNOWN, count * 4)
+    this.rankPart = copy(this.rankPart, new Int32Array(capacity * 4), 4)
     this.slots = new Int32Array(capacity * 2)
     this.mask = capacity * 2 - 1
     for (let word = 0; word < count; word++) {
@@ -858,4 +1078,9 @@ function languageNumber(language: string): number {
 function labelIn(names: readonly string[], language: string): string | undefined {
   for (let index = 0; index < names.length; index += 2) if (names[index] === language) return names[index + 1]
   return undefined
+}
+
+/** An implied skill's score from its raw ranker score (see `IMPLIED_SCORE`). */
+function impliedScore(raw: number): number {
+  return Math.round(IMPLIED_SCORE * calibrated(raw) * 10_000) / 10_000
 }

@@ -85,6 +85,19 @@ export function isUpperWord(word: string): boolean {
   return word === word.toUpperCase() && word !== word.toLowerCase()
 }
 
+/**
+ * The text language (0 en, 1 nl, 2 fr, 3 de: the order of the stemmed tries) of a vocabulary
+ * language, for stemming its labels; the other vocabulary languages are matched exactly only.
+ */
+export const LABEL_TEXT_LANGUAGE: ReadonlyMap<string, number> = new Map([
+  ['en_uk', 0],
+  ['en_us', 0],
+  ['en', 0],
+  ['nl', 1],
+  ['fr', 2],
+  ['de', 3],
+])
+
 const ALGORITHMS: Record<TextLanguageCode, string> = {
   en: 'english',
   nl: 'dutch',

@@ -57,9 +57,9 @@ const stats: DeriveWorkerStats = {
 }
 /** The extractor, timed: what is measured is extraction alone, not parsing or profile building. */
 const timedExtractor: SkillFinder = {
-  visitSkills(text, language, visit, minScore) {
+  visitSkills(text, language, visit, minScore, implied) {
     const started = performance.now()
-    extractor.visitSkills(text, language, visit, minScore)
+    extractor.visitSkills(text, language, visit, minScore, implied)
     stats.extract_seconds += (performance.now() - started) / 1000
     stats.extracted_chars += text.length
   },

@@ -54,6 +54,28 @@ export const KIND_WEIGHTS: Record<string, number> = {
   goal: 0.2,
 }
 
+/**
+ * Skills a text implies without naming them ("Took blood from outpatients": Phlebotomy) are
+ * evidence too, weaker than a named skill: the extractor's confidence in them times this weight,
+ * for the best few per text with a confidence of at least `IMPLIED_MIN_CONFIDENCE`. One such
+ * piece of evidence stays below the threshold at which a skill is suggested; a skill implied by
+ * several events, or implied and named, gets there.
+ */
+export const IMPLIED_WEIGHT = 0.3
+export const IMPLIED_PER_TEXT = 3
+export const IMPLIED_MIN_CONFIDENCE = 0.5
+/**
+ * The events whose text describes work done (what a recruiter infers skills from); tickets,
+ * merge requests, certificates, learning and goals name their subject, or are intentions.
+ */
+const IMPLYING_EVENTS = new Set([
+  'working_history',
+  'project',
+  'resume_document',
+  'feedback',
+  'education_history',
+])
+
 /** File endings of changed files in merge requests, and the skill label they stand for. */
 const FILE_LANGUAGES: Record<string, string> = {
   py: 'Python',
@@ -143,6 +165,7 @@ export function evidenceOfEvent(
   extractor: SkillFinder,
   referenced: ReferencedProfiles,
   knownSkills: ReadonlySet<string>,
+  options: { implied?: boolean } = {},
 ): Evidence[] {
   if (event.event_type === 'skill_profile_feedback') return []
   const c = event.content
@@ -179,8 +202,21 @@ export function evidenceOfEvent(
   }
   const body = eventText(event)
   if (body) {
-    // The skills of one text are distinct, so the order they come in changes nothing here.
-    extractor.visitSkills(body, event.language && event.language !== 'auto' ? event.language : 'auto', add)
+    // The skills of one text are distinct, so the order they come in changes nothing here; an
+    // implied skill is never one the text names.
+    extractor.visitSkills(
+      body,
+      event.language && event.language !== 'auto' ? event.language : 'auto',
+      add,
+      undefined,
+      options.implied === false || !IMPLYING_EVENTS.has(event.event_type)
+        ? undefined
+        : {
+            visit: (skillId, confidence) => add(skillId, confidence * IMPLIED_WEIGHT),
+            best: IMPLIED_PER_TEXT,
+            minConfidence: IMPLIED_MIN_CONFIDENCE,
+          },
+    )
   }
   return [...found.values()]
 }

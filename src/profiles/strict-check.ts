@@ -5,7 +5,8 @@ import { type EventInput, evidenceOfEvent, type ReferencedProfiles } from './evi
 /**
  * The `strict` option of 4.2: whether an event can contribute to a Skill Profile at all (a
  * skill found in its text, named by it, or held by the Job or Course it references; a
- * validate/reject of a known skill counts too). Prepared once per file or request.
+ * validate/reject of a known skill counts too). A skill the text only implies does not make an
+ * event usable: alone it is too weak to put a skill on a profile. Prepared once per file or request.
  */
 export async function strictCheck(database: TenantDatabase): Promise<(event: EventInput) => boolean> {
   const extractor = await extractorFor(database, 'vendor_default')
@@ -31,6 +32,6 @@ export async function strictCheck(database: TenantDatabase): Promise<(event: Eve
   }
   return (event) => {
     if (event.event_type === 'skill_profile_feedback') return knownSkills.has(String(event.content.skill_id))
-    return evidenceOfEvent(event, extractor, referenced, knownSkills).length > 0
+    return evidenceOfEvent(event, extractor, referenced, knownSkills, { implied: false }).length > 0
   }
 }

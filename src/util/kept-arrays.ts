@@ -6,9 +6,9 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
  * the arrays, each 8-aligned. Read back onto shared memory, so that worker threads can use them.
  */
 
-export type KeptArray = Int32Array | Uint32Array | Uint8Array | Float64Array
+export type KeptArray = Int32Array | Uint32Array | Uint8Array | Float32Array | Float64Array
 
-const TYPES = { Int32Array, Uint32Array, Uint8Array, Float64Array } as const
+const TYPES = { Int32Array, Uint32Array, Uint8Array, Float32Array, Float64Array } as const
 type TypeName = keyof typeof TYPES
 
 function typeName(array: KeptArray): TypeName {

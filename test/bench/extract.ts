@@ -14,7 +14,8 @@ import { scaled, scratchDir } from './measure.js'
  * Extraction alone, on both cores: the texts of 200,000 generated skill events (a tenth of the
  * derive benchmark's, held in memory) through the default vocabulary's compiled extractor, half
  * in each of two worker threads started together, so that the two cores extract at once (the
- * derive benchmark measures extraction inside the whole pipeline). The reference, in the same run
+ * derive benchmark measures extraction inside the whole pipeline); once with the ranker of
+ * implied skills, as derivation runs it, and once with the mention finder alone. The reference, in the same run
  * on one core: the plain formulation of dictionary extraction (labels in a Map by their folded
  * words, the longest run of words at each word), with neither stemming nor scores, run over the
  * same texts after a warm-up pass as ours.
@@ -43,13 +44,23 @@ export async function benchExtract(): Promise<BenchResult> {
 
     const extractor = defaultExtractor()
     const cores = Math.min(2, availableParallelism())
-    const ours = await extractInWorkers(extractor.compiled, texts, languages, cores)
-    const perCore = ours.map((worker) => worker.chars / 1e6 / worker.seconds)
-    const wall = Math.max(...ours.map((worker) => worker.seconds))
     figures.ours_threads = cores
-    figures.ours_mb_per_s_per_core = perCore.map(round).join(' / ')
-    figures.ours_mb_per_s_all_cores = round(megabytes / wall)
-    figures.ours_skills_found = ours.reduce((sum, worker) => sum + worker.found, 0)
+    const perCoreOf: Record<string, number[]> = {}
+    for (const [name, infer] of [
+      ['ranked', true],
+      ['mentions_only', false],
+    ] as const) {
+      const ours = await extractInWorkers(extractor.compiled, texts, languages, cores, infer)
+      const perCore = ours.map((worker) => worker.chars / 1e6 / worker.seconds)
+      perCoreOf[name] = perCore
+      const wall = Math.max(...ours.map((worker) => worker.seconds))
+      figures[`${name}_mb_per_s_per_core`] = perCore.map(round).join(' / ')
+      figures[`${name}_mb_per_s_all_cores`] = round(megabytes / wall)
+      figures[`${name}_skills_found`] = ours.reduce((sum, worker) => sum + worker.found, 0)
+    }
+    ratios.ranked_vs_mentions_only = round(
+      Math.min(...(perCoreOf.ranked as number[])) / Math.min(...(perCoreOf.mentions_only as number[])),
+    )
 
     const reference = plainExtractor()
     for (const text of texts) reference(text)
@@ -59,7 +70,12 @@ export async function benchExtract(): Promise<BenchResult> {
     const referencePerCore = megabytes / ((performance.now() - started) / 1000)
     figures.reference_mb_per_s_one_core = round(referencePerCore)
     figures.reference_skills_found = found
-    ratios.per_core_vs_plain_lookup = round(Math.min(...perCore) / referencePerCore)
+    ratios.ranked_per_core_vs_plain_lookup = round(
+      Math.min(...(perCoreOf.ranked as number[])) / referencePerCore,
+    )
+    ratios.mentions_only_per_core_vs_plain_lookup = round(
+      Math.min(...(perCoreOf.mentions_only as number[])) / referencePerCore,
+    )
     return { name: 'extract', figures, ratios }
   } finally {
     scratch.cleanup()
@@ -71,6 +87,7 @@ async function extractInWorkers(
   texts: string[],
   languages: string[],
   count: number,
+  infer: boolean,
 ): Promise<{ seconds: number; chars: number; found: number }[]> {
   const workers = Array.from({ length: count }, (_, index) => {
     const mine = texts.filter((_, position) => position % count === index)
@@ -79,6 +96,7 @@ async function extractInWorkers(
         vocabulary,
         texts: mine,
         languages: languages.filter((_, position) => position % count === index),
+        infer,
       },
     })
     const chars = mine.reduce((sum, text) => sum + text.length, 0)

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { defaultExtractor } from '../../src/extraction/extractor-cache.js'
+import type { ExtractOptions } from '../../src/extraction/skill-extractor.js'
 import { fixturesDir } from '../../src/util/project-paths.js'
 
 export interface EvalItem {
@@ -14,13 +15,21 @@ export interface EvalScores {
   items: number
   precision: number
   recall: number
+  f1: number
   rp_at_5: number
 }
 
-/** The evaluation set of test/eval (see its README). */
+/** The explicit-mention evaluation set of test/eval (see its README). */
 export function loadEvalSet(): EvalItem[] {
   return JSON.parse(
     readFileSync(fixturesDir('..', 'test', 'eval', 'extraction-eval.json'), 'utf8'),
+  ) as EvalItem[]
+}
+
+/** The implied-skill evaluation set of test/eval (see its README). */
+export function loadImpliedSet(): EvalItem[] {
+  return JSON.parse(
+    readFileSync(fixturesDir('..', 'test', 'eval', 'implied-skills-eval.json'), 'utf8'),
   ) as EvalItem[]
 }
 
@@ -32,6 +41,7 @@ export function loadEvalSet(): EvalItem[] {
 export function evaluateExtraction(
   items: readonly EvalItem[],
   mode: 'given' | 'auto' = 'given',
+  options: Pick<ExtractOptions, 'infer'> = {},
 ): EvalScores[] {
   const extractor = defaultExtractor()
   const totals = new Map<
@@ -40,7 +50,7 @@ export function evaluateExtraction(
   >()
   for (const item of items) {
     const predicted = extractor
-      .extract(item.text, { language: mode === 'auto' ? 'auto' : item.language })
+      .extract(item.text, { ...options, language: mode === 'auto' ? 'auto' : item.language })
       .skills.map((skill) => skill.skill_id)
     const gold = new Set(item.gold)
     for (const key of [item.language, 'all']) {
@@ -61,11 +71,14 @@ export function evaluateExtraction(
   const round = (value: number) => Math.round(value * 1000) / 1000
   return ['en', 'nl', 'fr', 'de', 'all'].map((language) => {
     const total = totals.get(language) ?? { items: 0, tp: 0, fp: 0, fn: 0, rp: 0, rpItems: 0 }
+    const precision = total.tp / Math.max(1, total.tp + total.fp)
+    const recall = total.tp / Math.max(1, total.tp + total.fn)
     return {
       language,
       items: total.items,
-      precision: round(total.tp / Math.max(1, total.tp + total.fp)),
-      recall: round(total.tp / Math.max(1, total.tp + total.fn)),
+      precision: round(precision),
+      recall: round(recall),
+      f1: round(precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0),
       rp_at_5: round(total.rp / Math.max(1, total.rpItems)),
     }
   })

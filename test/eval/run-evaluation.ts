@@ -1,13 +1,8 @@
-import { evaluateExtraction, loadEvalSet } from './evaluate-extraction.js'
+import { evaluationRows, formatTable } from './evaluation-table.js'
 
-/** `npm run eval`: precision, recall and RP@5 per language, with the language given and detected. */
-const items = loadEvalSet()
-for (const mode of ['given', 'auto'] as const) {
-  console.log(`\nlanguage ${mode === 'given' ? 'given' : 'detected (auto)'}`)
-  console.log('language  items  precision  recall  RP@5')
-  for (const row of evaluateExtraction(items, mode)) {
-    console.log(
-      `${row.language.padEnd(8)} ${String(row.items).padStart(6)} ${row.precision.toFixed(3).padStart(10)} ${row.recall.toFixed(3).padStart(7)} ${row.rp_at_5.toFixed(3).padStart(5)}`,
-    )
-  }
-}
+/**
+ * `npm run eval`: one table of the public dev sets (RP@5, RP@10, MRR; skipped when the dev set
+ * folder is not beside the repository), the explicit-mention set (precision, recall, F1) and the
+ * implied-skill set (RP@5, MRR), for the engine, its mention finder alone and the BM25 baseline.
+ */
+console.log(formatTable(await evaluationRows()))
