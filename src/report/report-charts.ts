@@ -31,7 +31,7 @@ export function overviewChart(overview: Overview, format: LocaleFormat): ChartSp
       {
         mark: { type: 'bar' },
         encoding: {
-          y: { field: 'status', type: 'nominal', sort: null, title: null },
+          y: { field: 'status', type: 'nominal', sort: null, title: null, axis: { labelLimit: 360 } },
           x: {
             field: 'employees',
             type: 'quantitative',
