@@ -250,7 +250,7 @@ header{padding:24px 32px 12px;border-bottom:3px solid #1f5f8b}
 h1{margin:0 0 4px;font-size:26px}
 .meta{margin:0 0 8px;color:#555;font-size:13px}
 nav a{color:#1f5f8b;text-decoration:none;font-size:14px}
-main{padding:0 32px 32px;max-width:1400px}
+main{padding:0 32px 32px}
 section{padding:20px 0 8px;border-bottom:1px solid #ddd}
 h2{margin:0 0 8px;font-size:21px;color:#1f5f8b}
 .reading{margin:4px 0;max-width:70em}
