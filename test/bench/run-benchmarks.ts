@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<BenchResult>> = {
   derive: async () => (await import('./derive.js')).benchDerive(),
   match: async () => (await import('./match.js')).benchMatch(),
   serve: async () => (await import('./serve.js')).benchServe(),
+  report: async () => (await import('./report.js')).benchReport(),
 }
 
 const names = process.argv.slice(2)
