@@ -127,11 +127,21 @@ export async function vacancyCandidates(
     let strong = 0
     for (let position = 0; position < reached; position++) {
       const employee = touched[position] as number
-      const score = total > 0 ? roundScore((sum[employee] as number) / total) : 0
+      const raw = total > 0 ? (sum[employee] as number) / total : 0
       sum[employee] = 0
       isTouched[employee] = 0
-      if (!(score > 0 && score >= minScore)) continue
       const last = best[best.length - 1]
+      // Rounding moves a score by less than 1e-12: a raw score this far below both the last kept
+      // candidate and the strong score can neither be kept nor counted, and needs no more work.
+      if (
+        best.length >= options.best &&
+        last !== undefined &&
+        raw < last.score - 1e-9 &&
+        raw < options.strongScore - 1e-9
+      )
+        continue
+      const score = roundScore(raw)
+      if (!(score > 0 && score >= minScore)) continue
       const entersBest = best.length < options.best || (last !== undefined && isBetter(score, employee, last))
       if (!entersBest && score <= options.strongScore) continue
       if (!withinReach(employee)) continue
