@@ -1,10 +1,11 @@
-import { haversineKm } from '../geo/haversine.js'
+import { EARTH_RADIUS_KM, haversineKm } from '../geo/haversine.js'
 import { type Employee, LIMITS } from '../schemas/index.js'
+import { heldProfiles, invert, type JobMatchData } from './job-index.js'
 import type { MatchingTenant } from './match-jobs.js'
 import { employeeOrigin, prepareVacancyMatching } from './match-vacancies.js'
-import { forEachRow } from './profile-columns.js'
-import { earnedWeight, roundScore } from './scoring-model.js'
-import { vacancyIndex } from './vacancy-index.js'
+import { forEachRow, sharedUint8 } from './profile-columns.js'
+import { JobCandidateScorer } from './score-job-candidates.js'
+import { type VacancyIndex, vacancyIndex } from './vacancy-index.js'
 
 /** One employee of a vacancy's candidates, with the score 4.11 gives them for it. */
 export interface VacancyCandidate {
@@ -24,7 +25,7 @@ export interface VacancyCandidates {
 
 export interface VacancyCandidatesOptions {
   external_vendor?: string | undefined
-  /** How many of the best candidates to keep per vacancy. */
+  /** How many of the best candidates to keep per vacancy (at least 1). */
   best: number
   /** The score above which a candidate counts as strong. */
   strongScore: number
@@ -34,13 +35,22 @@ export interface VacancyCandidatesOptions {
  * 4.11 turned around: for every active vacancy, the employees whose ranking of the default 4.11
  * request (no filters or weights: skills_match alone, the 50 km geo-distance filter, no minimum
  * score) holds it, with the score they get there. An employee is a candidate of a vacancy exactly
- * when `matchVacancies(employee, {}, {limit: 100})`-style paging would list the vacancy with a
- * score above 0: the same index, the same sums in the same order, the same origin and distance.
+ * when `matchVacancies(employee, {})` lists the vacancy: a score above 0 (and at least min_score),
+ * within 50 km when both places are known.
  *
- * Asking 4.11 once per employee costs a pass over every vacancy each; here each vacancy walks
- * only the employees holding one of its skills (an inverted index of the vacancy index's
- * employee profiles), and the distance is computed only for a candidate that would be counted
- * or kept.
+ * With skills_match the only weight, a 4.11 score is the skill coverage S_skills of the employee
+ * for the vacancy (scoring-model.ts), which is what job matching ranks employees by for a job. So
+ * the vacancies are scored as job matching scores jobs (`JobCandidateScorer`): the vacancy index's
+ * weighted skills stand for the jobs, its employees' profiles are inverted into posting lists,
+ * upper bounds are summed by the posting kernel, and only the employees whose bound reaches the
+ * bar are scored exactly, by the same sums in the same order as 4.11 (the same numbers, to the
+ * last bit). The bar is the k-th best score so far, but never above the strong score, so that
+ * every strong candidate is scored and counted.
+ *
+ * The geo rule is the scorer's mask: the vacancies are taken in groups that reach the same
+ * employees (those within 50 km of the vacancy's place, and those whose own place is unknown; a
+ * vacancy whose place is unknown reaches everyone), and for each group the mask holds them. An
+ * employee out of reach is never scored, and never holds the bar down.
  */
 export async function vacancyCandidates(
   tenant: MatchingTenant,
@@ -51,138 +61,158 @@ export async function vacancyCandidates(
     {},
     options.external_vendor ? { external_vendor: options.external_vendor } : {},
   )
-  const minScore = prepared.query.min_score
-  const maxKm = LIMITS.vacancyMatching.defaultMaxGeoDistanceKm
   const index = await vacancyIndex(tenant.database, prepared.vendor, prepared.features, tenant.dataVersion)
   const employees = index.employees
-  const count = employees.ids.length
-  const { originLat, originLng } = await employeeOrigins(tenant, index, employees.ids)
-
-  // Skill → (employee, strength, level), employees in number order.
-  const columns = employees.skills
-  const skillCount = index.skillIds.length
-  const postingStart = new Int32Array(skillCount + 1)
-  for (let row = 0; row < columns.skill.length; row++) {
-    const skill = columns.skill[row] as number
-    postingStart[skill + 1] = (postingStart[skill + 1] as number) + 1
-  }
-  for (let skill = 0; skill < skillCount; skill++)
-    postingStart[skill + 1] = (postingStart[skill + 1] as number) + (postingStart[skill] as number)
-  const postingEmployee = new Int32Array(columns.skill.length)
-  const postingStrength = new Float64Array(columns.skill.length)
-  const postingLevel = new Uint8Array(columns.skill.length)
-  const fill = postingStart.slice(0, skillCount)
-  for (let employee = 0; employee < count; employee++) {
-    for (let row = columns.start[employee] as number; row < (columns.start[employee + 1] as number); row++) {
-      const skill = columns.skill[row] as number
-      const at = fill[skill] as number
-      fill[skill] = at + 1
-      postingEmployee[at] = employee
-      postingStrength[at] = columns.strength[row] as number
-      postingLevel[at] = columns.level[row] as number
-    }
-  }
-
-  const proficiency = index.features.proficiencyMatching
-  const { targets } = index
-  const sum = new Float64Array(count)
-  const touched = new Int32Array(count)
-  const isTouched = new Uint8Array(count)
-  const results: VacancyCandidates[] = []
+  const reach = new Reach(
+    employees.ids.length,
+    await employeePlaces(tenant, index, employees.ids),
+    LIMITS.vacancyMatching.defaultMaxGeoDistanceKm,
+  )
+  const scorer = new JobCandidateScorer(vacancyMatchData(index), reach.mask, {
+    threshold: prepared.query.min_score,
+    k: Math.max(1, options.best),
+    proficiencyMatching: index.features.proficiencyMatching,
+    useCriticalities: index.features.useCriticalities,
+    minCriticalRatio: null,
+    excludeOverqualified: false,
+    countAbove: options.strongScore,
+  })
+  // Vacancies that reach the same employees are scored one after another, on one mask.
+  const groups = new Map<string, { places: number[] | null; vacancies: number[] }>()
   for (let vacancy = 0; vacancy < index.ids.length; vacancy++) {
-    const lat = index.lat[vacancy] as number
-    const lng = index.lng[vacancy] as number
-    // The default geo filter: applied when the employee's place is known; a vacancy whose place
-    // is unknown cannot be shown to be too far.
-    const withinReach = (employee: number) => {
-      const fromLat = originLat[employee] as number
-      if (Number.isNaN(fromLat) || Number.isNaN(lat)) return true
-      return haversineKm(fromLat, originLng[employee] as number, lat, lng) <= maxKm
-    }
-    let reached = 0
-    const to = targets.start[vacancy + 1] as number
-    for (let row = targets.start[vacancy] as number; row < to; row++) {
-      const skill = targets.skill[row] as number
-      const weight = targets.weight[row] as number
-      const required = targets.required[row] as number
-      for (let at = postingStart[skill] as number; at < (postingStart[skill + 1] as number); at++) {
-        const employee = postingEmployee[at] as number
-        if (isTouched[employee] === 0) {
-          isTouched[employee] = 1
-          touched[reached++] = employee
-        }
-        sum[employee] =
-          (sum[employee] as number) +
-          earnedWeight(
-            weight,
-            postingStrength[at] as number,
-            required,
-            postingLevel[at] as number,
-            proficiency,
-          )
+    const places = reach.near(index.lat[vacancy] as number, index.lng[vacancy] as number)
+    const key = places === null ? 'everyone' : places.join(',')
+    const group = groups.get(key)
+    if (group) group.vacancies.push(vacancy)
+    else groups.set(key, { places, vacancies: [vacancy] })
+  }
+  const results: VacancyCandidates[] = new Array(index.ids.length)
+  for (const group of groups.values()) {
+    reach.select(group.places)
+    for (const vacancy of group.vacancies) {
+      const found = scorer.score(vacancy)
+      results[vacancy] = {
+        vacancy_id: index.ids[vacancy] as string,
+        title: index.titles[vacancy] as string,
+        best: Array.from(found.candidates, (employee, rank) => ({
+          employee_id: employees.ids[employee] as string,
+          score: found.scores[rank] as number,
+        })),
+        strong: found.above,
       }
     }
-    const total = targets.total[vacancy] as number
-    const best: { score: number; employee: number }[] = []
-    let strong = 0
-    for (let position = 0; position < reached; position++) {
-      const employee = touched[position] as number
-      const raw = total > 0 ? (sum[employee] as number) / total : 0
-      sum[employee] = 0
-      isTouched[employee] = 0
-      const last = best[best.length - 1]
-      // Rounding moves a score by less than 1e-12: a raw score this far below both the last kept
-      // candidate and the strong score can neither be kept nor counted, and needs no more work.
-      if (
-        best.length >= options.best &&
-        last !== undefined &&
-        raw < last.score - 1e-9 &&
-        raw < options.strongScore - 1e-9
-      )
-        continue
-      const score = roundScore(raw)
-      if (!(score > 0 && score >= minScore)) continue
-      const entersBest = best.length < options.best || (last !== undefined && isBetter(score, employee, last))
-      if (!entersBest && score <= options.strongScore) continue
-      if (!withinReach(employee)) continue
-      if (score > options.strongScore) strong++
-      if (!entersBest) continue
-      let at = best.length
-      while (at > 0 && isBetter(score, employee, best[at - 1] as { score: number; employee: number })) at--
-      best.splice(at, 0, { score, employee })
-      if (best.length > options.best) best.pop()
-    }
-    results.push({
-      vacancy_id: index.ids[vacancy] as string,
-      title: index.titles[vacancy] as string,
-      best: best.map((entry) => ({
-        employee_id: employees.ids[entry.employee] as string,
-        score: entry.score,
-      })),
-      strong,
-    })
   }
   return results
 }
 
-/** Better in a 4.11 ranking turned around: higher score, then the smaller employee number (id). */
-const isBetter = (score: number, employee: number, other: { score: number; employee: number }) =>
-  score > other.score || (score === other.score && employee < other.employee)
+const matchData = new WeakMap<VacancyIndex, JobMatchData>()
+
+/**
+ * The vacancy index in the shape job matching scores (job-index.ts): the vacancies' weighted
+ * skills as the targets, the employees' profiles (numbered like the vacancies' skills) and their
+ * inverted index. Made once per index.
+ */
+export function vacancyMatchData(index: VacancyIndex): JobMatchData {
+  let data = matchData.get(index)
+  if (!data) {
+    const profiles = index.employees.skills
+    data = {
+      employeeCount: profiles.count,
+      jobCount: index.ids.length,
+      skillCount: index.skillIds.length,
+      employees: heldProfiles(profiles),
+      postings: invert(profiles, index.skillIds.length),
+      jobs: index.targets,
+    }
+    matchData.set(index, data)
+  }
+  return data
+}
+
+/** A place employees are at, and the employees (by number) who are. */
+interface EmployeePlace {
+  lat: number
+  lng: number
+  members: number[]
+}
+
+/**
+ * The employees the default 4.11 geo filter lets a vacancy reach, as a mask over employee numbers
+ * (1 = reached): from a vacancy's place, those within `maxKm` by `haversineKm` (measured as 4.11
+ * measures it, from the employee) and those whose own place is unknown; from an unknown place,
+ * everyone. The employees' places are sorted by latitude, and only those in the band of
+ * latitudes `maxKm` can span are measured.
+ */
+class Reach {
+  readonly mask: Uint8Array
+  /** The mask with no place reached: the employees whose place is unknown. */
+  private readonly unplaced: Uint8Array
+  private readonly places: EmployeePlace[]
+  /** Degrees of latitude beyond which no point is within `maxKm` (with a margin). */
+  private readonly band: number
+  /** The places whose members the mask holds now; null when it holds everyone. */
+  private reached: readonly number[] | null = []
+
+  constructor(
+    employees: number,
+    places: readonly EmployeePlace[],
+    private readonly maxKm: number,
+  ) {
+    this.places = [...places].sort((a, b) => a.lat - b.lat)
+    this.unplaced = new Uint8Array(employees).fill(1)
+    for (const place of places) for (const member of place.members) this.unplaced[member] = 0
+    this.mask = sharedUint8(employees)
+    this.mask.set(this.unplaced)
+    // A great-circle distance is at least the earth's radius times the difference of latitude.
+    this.band = (maxKm / EARTH_RADIUS_KM) * (180 / Math.PI) * 1.001 + 1e-9
+  }
+
+  /** The employees' places (positions) within reach of (lat, lng); null from an unknown place. */
+  near(lat: number, lng: number): number[] | null {
+    if (Number.isNaN(lat)) return null
+    const places = this.places
+    let low = 0
+    let high = places.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if ((places[middle] as EmployeePlace).lat < lat - this.band) low = middle + 1
+      else high = middle
+    }
+    const near: number[] = []
+    for (let position = low; position < places.length; position++) {
+      const place = places[position] as EmployeePlace
+      if (place.lat > lat + this.band) break
+      if (haversineKm(place.lat, place.lng, lat, lng) <= this.maxKm) near.push(position)
+    }
+    return near
+  }
+
+  /** Makes the mask hold the members of `places` (as `near` gives them; null: everyone). */
+  select(places: readonly number[] | null): void {
+    if (this.reached === null) this.mask.set(this.unplaced)
+    else for (const position of this.reached) this.mark(position, 0)
+    if (places === null) this.mask.fill(1)
+    else for (const position of places) this.mark(position, 1)
+    this.reached = places
+  }
+
+  private mark(position: number, value: number): void {
+    for (const member of (this.places[position] as EmployeePlace).members) this.mask[member] = value
+  }
+}
 
 /**
  * Every employee's place as 4.11 finds it (`employeeOrigin`: the stored location, an address by
- * the postal-code table); NaN when unknown. Employees share few distinct places: each is looked
- * up once.
+ * the postal-code table), grouped by place; employees whose place is unknown are in none.
+ * Employees share few distinct stored locations: each is looked up once.
  */
-async function employeeOrigins(
+async function employeePlaces(
   tenant: MatchingTenant,
-  index: Parameters<typeof employeeOrigin>[1],
+  index: VacancyIndex,
   ids: readonly string[],
-): Promise<{ originLat: Float64Array; originLng: Float64Array }> {
-  const originLat = new Float64Array(ids.length).fill(Number.NaN)
-  const originLng = new Float64Array(ids.length).fill(Number.NaN)
+): Promise<EmployeePlace[]> {
   const position = new Map(ids.map((id, at) => [id, at]))
-  const byPlace = new Map<string, number[]>()
+  const byLocation = new Map<string, number[]>()
   await forEachRow(
     tenant.database,
     `SELECT external_id, (doc->'location')::VARCHAR FROM employees WHERE (doc->'location') IS NOT NULL`,
@@ -190,24 +220,21 @@ async function employeeOrigins(
     2,
     (values) => {
       const at = position.get(values[0] as string)
-      const place = values[1] as string | null
-      if (at === undefined || place === null || place === 'null') return
-      const list = byPlace.get(place)
+      const location = values[1] as string | null
+      if (at === undefined || location === null || location === 'null') return
+      const list = byLocation.get(location)
       if (list) list.push(at)
-      else byPlace.set(place, [at])
+      else byLocation.set(location, [at])
     },
   )
-  for (const [place, members] of byPlace) {
-    const record = { location: JSON.parse(place) } as Employee
+  const places: EmployeePlace[] = []
+  for (const [location, members] of byLocation) {
+    const record = { location: JSON.parse(location) } as Employee
     const { origin } = await employeeOrigin(tenant.database, index, {
       id: ids[members[0] as number] as string,
       record,
     })
-    if (!origin) continue
-    for (const at of members) {
-      originLat[at] = origin.lat
-      originLng[at] = origin.lng
-    }
+    if (origin) places.push({ lat: origin.lat, lng: origin.lng, members })
   }
-  return { originLat, originLng }
+  return places
 }
