@@ -1,4 +1,5 @@
-import { buildOrgTree, exportOrganisation, readOrgUnits, type UnitCount } from '../analytics/org-export.js'
+import type { OrgExport } from '../analytics/org-export.js'
+import { forEachRow } from '../matching/profile-columns.js'
 import type { ExternalVendor, OrgNode } from '../schemas/index.js'
 import type { TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import type { HeatmapUnit, OrganisationHeatmap, Section } from './report-model.js'
@@ -21,19 +22,20 @@ const GROUPINGS = {
 } as const
 
 /**
- * The organisation heatmap: units of the organisational export (4.6) down to `depth` (roots are
- * depth 1) against skill clusters or subdomains. A cell is the share of the unit's employees (its
- * `total_nr_of_employees`: the unit and every unit below it) who hold at least one skill of the
- * group at level 3 or more; holders are counted per unit and added up the tree by the export's
- * own `buildOrgTree`, so numerator and denominator count the same people.
+ * The organisation heatmap: units of the organisational export (4.6, `org`, as the overview read
+ * it) down to `depth` (roots are depth 1) against skill clusters or subdomains. A cell is the
+ * share of the unit's employees (its `total_nr_of_employees`: the unit and every unit below it)
+ * who hold at least one skill of the group at level 3 or more. Holders are counted per unit and
+ * group by one aggregate, and each unit's count is added to the shown units above it in the
+ * export's own tree, so numerator and denominator count the same people.
  */
 export async function gatherOrganisation(
   tenant: TaxonomyTenant,
   vendor: ExternalVendor,
+  org: OrgExport,
   options: { depth: number; group_by: 'skill_cluster' | 'subdomain'; derived: boolean; employees: number },
 ): Promise<Section<OrganisationHeatmap>> {
   const database = tenant.database
-  const org = await exportOrganisation(tenant, { external_vendor: vendor })
   if (org.organisational_structure.length === 0)
     return {
       notice:
@@ -50,28 +52,39 @@ export async function gatherOrganisation(
       notice:
         'Skill profiles have not been derived yet (run skillhouse derive or skillhouse run), so no one holds a skill yet.',
     }
+  const shown = unitsToDepth(org.organisational_structure, options.depth)
+  const ancestors = shownAncestors(org.organisational_structure, options.depth)
+  const rootCount = org.organisational_structure.length
+  // Per group: holders per shown unit (in `shown` order), then per root (the group's total).
+  const perGroup = new Map<string, Int32Array>()
   const grouping = GROUPINGS[options.group_by]
-  const rows = await database.all<{ unit: string; group_id: string; n: number }>(
-    `SELECT e.organisational_unit_id AS unit, ${grouping.column} AS group_id, count(DISTINCT e.external_id)::INTEGER AS n
-       FROM employees e
-       JOIN profile_skills p ON p.entity_type = 'employee' AND p.entity_id = e.external_id AND p.external_vendor = $1
-       JOIN skills s ON s.external_id = p.skill_id AND s.external_vendor = p.external_vendor
-       LEFT JOIN skill_clusters c ON c.external_id = s.skill_cluster_id AND c.external_vendor = s.external_vendor
+  await forEachRow(
+    database,
+    `SELECT e.organisational_unit_id, h.group_id, count(*)::INTEGER
+       FROM (SELECT DISTINCT p.entity_id, ${grouping.column} AS group_id
+               FROM profile_skills p
+               JOIN skills s ON s.external_id = p.skill_id AND s.external_vendor = p.external_vendor
+               LEFT JOIN skill_clusters c ON c.external_id = s.skill_cluster_id AND c.external_vendor = s.external_vendor
+              WHERE p.entity_type = 'employee' AND p.external_vendor = $1
+                AND coalesce(p.governed_proficiency_level, p.proficiency_level) >= ${HEATMAP_LEVEL}
+                AND ${grouping.column} IS NOT NULL) h
+       JOIN employees e ON e.external_id = h.entity_id
       WHERE e.organisational_unit_id IS NOT NULL
-        AND coalesce(p.governed_proficiency_level, p.proficiency_level) >= ${HEATMAP_LEVEL}
-        AND ${grouping.column} IS NOT NULL
       GROUP BY ALL`,
     [vendor],
+    3,
+    (values) => {
+      const groupId = values[1] as string
+      let holders = perGroup.get(groupId)
+      if (!holders) {
+        holders = new Int32Array(shown.length + rootCount)
+        perGroup.set(groupId, holders)
+      }
+      // A unit the export does not know (an id naming no unit) is in no node, as in the export.
+      const above = ancestors.get(values[0] as string)
+      if (above) for (const position of above) holders[position] = (holders[position] as number) + (values[2] as number)
+    },
   )
-  const perGroup = new Map<string, Map<string, UnitCount>>()
-  for (const row of rows) {
-    let counts = perGroup.get(row.group_id)
-    if (!counts) {
-      counts = new Map()
-      perGroup.set(row.group_id, counts)
-    }
-    counts.set(row.unit, { employees: row.n, low_data: 0 })
-  }
   if (perGroup.size === 0)
     return { notice: `No employee holds any skill at level ${HEATMAP_LEVEL} or more yet.` }
   const names = new Map(
@@ -80,19 +93,10 @@ export async function gatherOrganisation(
       row.name,
     ]),
   )
-  const units = await readOrgUnits(database)
-  const shown = unitsToDepth(org.organisational_structure, options.depth)
-  const groups = [...perGroup.entries()].map(([groupId, counts]) => {
-    const totals = subtreeTotals(buildOrgTree(units, counts, { onlyPopulated: false, lowData: false }))
-    return {
-      external_id: groupId,
-      name: names.get(groupId) ?? groupId,
-      holders: org.organisational_structure.reduce(
-        (sum, root) => sum + (totals.get(root.external_id) ?? 0),
-        0,
-      ),
-      totals,
-    }
+  const groups = [...perGroup.entries()].map(([groupId, holders]) => {
+    let total = 0
+    for (let root = 0; root < rootCount; root++) total += holders[shown.length + root] as number
+    return { external_id: groupId, name: names.get(groupId) ?? groupId, holders: total, perUnit: holders }
   })
   groups.sort(
     (a, b) =>
@@ -101,15 +105,15 @@ export async function gatherOrganisation(
   return {
     group_by: options.group_by,
     depth: options.depth,
-    groups: groups.map(({ totals: _, ...group }) => group),
+    groups: groups.map(({ perUnit: _, ...group }) => group),
     charted_groups: Math.min(HEATMAP_COLUMNS, groups.length),
     units: shown.map(
-      ({ node, depth }): HeatmapUnit => ({
+      ({ node, depth }, position): HeatmapUnit => ({
         external_id: node.external_id,
         name: node.name,
         depth,
         employees: node.total_nr_of_employees,
-        holders: groups.map((group) => group.totals.get(node.external_id) ?? 0),
+        holders: groups.map((group) => group.perUnit[position] as number),
       }),
     ),
     employees_without_unit: options.employees - inUnits,
@@ -130,14 +134,25 @@ function unitsToDepth(roots: readonly OrgNode[], depth: number): { node: OrgNode
   return out
 }
 
-/** Every node's total_nr_of_employees by external_id. */
-function subtreeTotals(roots: readonly OrgNode[]): Map<string, number> {
-  const totals = new Map<string, number>()
-  const stack = [...roots]
+/**
+ * For every unit of the export's tree, where its employees count: the positions (in
+ * `unitsToDepth` order) of itself and the units above it that are shown (down to `depth`), then
+ * the position of its root among the roots, after the shown units. Without recursion.
+ */
+function shownAncestors(roots: readonly OrgNode[], depth: number): Map<string, number[]> {
+  const out = new Map<string, number[]>()
+  let shownPosition = 0
+  const shownCount = unitsToDepth(roots, depth).length
+  const stack: { node: OrgNode; depth: number; above: number[] }[] = roots
+    .map((node, root) => ({ node, depth: 1, above: [shownCount + root] }))
+    .reverse()
   while (stack.length > 0) {
-    const node = stack.pop() as OrgNode
-    totals.set(node.external_id, node.total_nr_of_employees)
-    stack.push(...node.children)
+    const entry = stack.pop() as { node: OrgNode; depth: number; above: number[] }
+    // Pre-order, as unitsToDepth numbers the shown units.
+    const above = entry.depth <= depth ? [shownPosition++, ...entry.above] : entry.above
+    out.set(entry.node.external_id, above)
+    for (let index = entry.node.children.length - 1; index >= 0; index--)
+      stack.push({ node: entry.node.children[index] as OrgNode, depth: entry.depth + 1, above })
   }
-  return totals
+  return out
 }

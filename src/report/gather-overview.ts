@@ -1,4 +1,4 @@
-import { exportOrganisation, LOW_DATA_INCLUDE } from '../analytics/org-export.js'
+import type { OrgExport } from '../analytics/org-export.js'
 import { readState } from '../profiles/derive.js'
 import type { ExternalVendor } from '../schemas/index.js'
 import type { TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
@@ -7,13 +7,14 @@ import type { SkillHolders } from './skill-holders.js'
 
 /**
  * The overview: counts of the tenant's records, the skills in use, low data availability as the
- * organisational export (4.6, include=low_data_availability_flag) counts it over its root units,
- * and how fresh the data and the profiles are.
+ * organisational export (4.6, include=low_data_availability_flag: `org`) counts it over its root
+ * units, and how fresh the data and the profiles are.
  */
 export async function gatherOverview(
   tenant: TaxonomyTenant,
   vendor: ExternalVendor,
   holders: SkillHolders,
+  org: OrgExport,
 ): Promise<Overview> {
   const database = tenant.database
   const counts = await database.one<{
@@ -40,7 +41,6 @@ export async function gatherOverview(
     [vendor],
   )
   const state = await readState(database)
-  const org = await exportOrganisation(tenant, { external_vendor: vendor, include: [LOW_DATA_INCLUDE] })
   let inUnits = 0
   let lowData = 0
   for (const root of org.organisational_structure) {

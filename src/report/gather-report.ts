@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { exportOrganisation, LOW_DATA_INCLUDE } from '../analytics/org-export.js'
 import { readState } from '../profiles/derive.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
@@ -35,9 +36,11 @@ export async function gatherReport(
   const holders = await SkillHolders.load(tenant.database, vendor)
 
   section('overview')
-  const overview = await gatherOverview(tenant, vendor, holders)
+  // One organisational export (4.6 with low data availability) serves the overview and the heatmap.
+  const org = await exportOrganisation(tenant, { external_vendor: vendor, include: [LOW_DATA_INCLUDE] })
+  const overview = await gatherOverview(tenant, vendor, holders, org)
   section('organisation')
-  const organisation = await gatherOrganisation(tenant, vendor, {
+  const organisation = await gatherOrganisation(tenant, vendor, org, {
     depth: options.depth,
     group_by: options.group_by,
     derived,
@@ -46,7 +49,7 @@ export async function gatherReport(
   section('supply and demand')
   const supply = await gatherSupplyDemand(tenant.database, vendor, language, names, holders, { derived })
   section('internal mobility')
-  const mobility = await gatherMobility(tenant, vendor, language, {
+  const mobility = await gatherMobility(tenant, vendor, language, names, {
     derived,
     openVacancies: overview.open_vacancies,
     employees: overview.employees,
