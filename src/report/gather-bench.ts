@@ -60,7 +60,10 @@ export async function gatherBench(
     return {
       job_id: record.job_id,
       title: titles.get(record.job_id) ?? record.job_id,
-      matches: record.matches.map((match) => ({ employee_id: match.employee_id, score: match.score })),
+      matching: record.matches.length,
+      best: record.matches[0]
+        ? { employee_id: record.matches[0].employee_id, score: record.matches[0].score }
+        : null,
       critical_skills: skills.length,
       thin_critical_skills: skills
         .map((skill) => ({
@@ -73,7 +76,7 @@ export async function gatherBench(
   })
   jobs.sort(
     (a, b) =>
-      a.matches.length - b.matches.length ||
+      a.matching - b.matching ||
       b.thin_critical_skills.length - a.thin_critical_skills.length ||
       (a.job_id < b.job_id ? -1 : 1),
   )

@@ -133,8 +133,8 @@ export async function renderHtml(data: ReportData): Promise<string> {
           bench.jobs.slice(0, PAGE_ROWS).map((job) => [
             id(job.job_id),
             text(job.title),
-            number(format.count(job.matches.length)),
-            number(job.matches[0] ? format.matchScore(job.matches[0].score) : '–'),
+            number(format.count(job.matching)),
+            number(job.best ? format.matchScore(job.best.score) : '–'),
             number(format.count(job.critical_skills)),
             text(
               listed(

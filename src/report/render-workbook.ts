@@ -124,9 +124,9 @@ export async function renderWorkbook(data: ReportData): Promise<Uint8Array> {
   sectionSheet(workbook, SHEETS.bench, data.bench, (bench) => bench.jobs, [
     { header: 'Job id', width: 28, value: (row) => row.job_id },
     { header: 'Title', width: 36, value: (row) => row.title },
-    { header: 'Matching employees', width: 11, numFmt: COUNT, value: (row) => row.matches.length },
-    { header: 'Best employee', width: 14, value: (row) => row.matches[0]?.employee_id ?? null },
-    { header: 'Best score', width: 9, numFmt: SCORE, value: (row) => row.matches[0]?.score ?? null },
+    { header: 'Matching employees', width: 11, numFmt: COUNT, value: (row) => row.matching },
+    { header: 'Best employee', width: 14, value: (row) => row.best?.employee_id ?? null },
+    { header: 'Best score', width: 9, numFmt: SCORE, value: (row) => row.best?.score ?? null },
     { header: 'Critical skills', width: 9, numFmt: COUNT, value: (row) => row.critical_skills },
     {
       header: 'Held by fewer than 2 (skill ids)',

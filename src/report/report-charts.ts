@@ -179,7 +179,7 @@ export function benchBuckets(bench: BenchStrength): { bucket: string; jobs: numb
   ]
   return edges.map(([bucket, test]) => ({
     bucket,
-    jobs: bench.jobs.filter((job) => test(job.matches.length)).length,
+    jobs: bench.jobs.filter((job) => test(job.matching)).length,
   }))
 }
 

@@ -120,8 +120,10 @@ export interface Mobility {
 export interface BenchJob {
   job_id: string
   title: string
-  /** Employees 4.10 returns for the job (at most `match_limit`), best first. */
-  matches: { employee_id: string; score: number }[]
+  /** How many employees 4.10 returns for the job (at most `match_limit`). */
+  matching: number
+  /** The best of them; null when there is none. */
+  best: { employee_id: string; score: number } | null
   critical_skills: number
   /** Critical skills of the job that fewer than two employees hold at the job's level. */
   thin_critical_skills: (GapSkill & { holders: number })[]

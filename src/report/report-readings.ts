@@ -87,7 +87,7 @@ export function mobilityReading(mobility: Mobility, format: LocaleFormat): strin
 }
 
 export function benchReading(bench: BenchStrength, format: LocaleFormat): string[] {
-  const empty = bench.jobs.filter((job) => job.matches.length === 0).length
+  const empty = bench.jobs.filter((job) => job.matching === 0).length
   const thin = bench.jobs.filter((job) => job.thin_critical_skills.length > 0).length
   return [
     `Of ${format.count(bench.jobs.length)} jobs, ${format.count(empty)} have no employee matching at ${format.matchScore(bench.score_threshold)} or more: if their holders left, nobody inside could step in.`,
