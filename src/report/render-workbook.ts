@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream'
 import ExcelJS from 'exceljs'
 import { CANDIDATES_PER_VACANCY } from './gather-mobility.js'
 import type { ReportData, Section } from './report-model.js'
@@ -31,7 +32,15 @@ const COUNT = '#,##0'
  * filters on. A section with nothing to show has one row saying why.
  */
 export async function renderWorkbook(data: ReportData): Promise<Uint8Array> {
-  const workbook = new ExcelJS.Workbook()
+  const chunks: Buffer[] = []
+  const stream = new PassThrough()
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    stream,
+    useStyles: true,
+    useSharedStrings: true,
+    zip: { zlib: { level: 6 } },
+  })
   workbook.creator = 'skillhouse'
   workbook.created = new Date(data.generated_at)
   const o = data.overview
@@ -164,13 +173,14 @@ export async function renderWorkbook(data: ReportData): Promise<Uint8Array> {
   } else {
     noticeSheet(workbook, SHEETS.rejects, 'No nightly run (skillhouse run) is recorded for this tenant.')
   }
-  return new Uint8Array(await workbook.xlsx.writeBuffer())
+  await workbook.commit()
+  return new Uint8Array(Buffer.concat(chunks))
 }
 
 type ReportDataVacancy = Extract<ReportData['mobility'], { vacancies: unknown }>['vacancies'][number]
 
 function sectionSheet<S, T>(
-  workbook: ExcelJS.Workbook,
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
   name: string,
   section: Section<S>,
   rows: (figures: S) => T[],
@@ -181,7 +191,7 @@ function sectionSheet<S, T>(
 }
 
 function addSheet<T>(
-  workbook: ExcelJS.Workbook,
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
   name: string,
   rows: readonly T[],
   columns: Column<T>[],
@@ -193,11 +203,12 @@ function addSheet<T>(
     ...(column.numFmt ? { style: { numFmt: column.numFmt } } : {}),
   }))
   sheet.getRow(1).font = { bold: true }
-  for (const row of rows) sheet.addRow(columns.map((column) => column.value(row)))
   sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } }
+  for (const row of rows) sheet.addRow(columns.map((column) => column.value(row))).commit()
+  sheet.commit()
 }
 
-function noticeSheet(workbook: ExcelJS.Workbook, name: string, notice: string): void {
+function noticeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, notice: string): void {
   addSheet(workbook, name, [notice], [{ header: 'Notice', width: 100, value: (row) => row }])
 }
 
