@@ -1,5 +1,6 @@
 import { errors } from '../errors/skillhouse-error.js'
 import { DEFAULT_VENDOR, type OrgNode } from '../schemas/index.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
 import { requireVendor, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import { stringifyDeep } from './deep-json.js'
 
@@ -171,9 +172,7 @@ export async function exportOrganisation(
       )
     }
   }
-  const units = await tenant.database.all<OrgUnitRow>(
-    `SELECT external_id, json_extract_string(doc, '$.name') AS name, parent_id FROM organisational_units`,
-  )
+  const units = await readOrgUnits(tenant.database)
   const counted = await tenant.database.all<{ unit: string; employees: number; low_data: number }>(
     `SELECT e.organisational_unit_id AS unit,
             count(*) AS employees,
@@ -198,6 +197,13 @@ export async function exportOrganisation(
       lowData: include.includes(LOW_DATA_INCLUDE),
     }),
   }
+}
+
+/** Every Organisational Unit as the tree needs it (`buildOrgTree`). */
+export function readOrgUnits(database: TenantDatabase): Promise<OrgUnitRow[]> {
+  return database.all<OrgUnitRow>(
+    `SELECT external_id, json_extract_string(doc, '$.name') AS name, parent_id FROM organisational_units`,
+  )
 }
 
 /**

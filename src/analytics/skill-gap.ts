@@ -35,6 +35,14 @@ export interface GapCandidate {
 export type GapReason = 'missing' | 'below_required_level'
 
 /**
+ * Whether a held skill is held at the level asked for: always when either level is unknown (a
+ * profile without proficiency never makes a held skill a gap), else at or above it.
+ */
+export function meetsLevel(requiredLevel: number | null, heldLevel: number | null): boolean {
+  return requiredLevel === null || heldLevel === null || heldLevel >= requiredLevel
+}
+
+/**
  * The gap rule, on plain data: a vacancy skill is in the gap when the employee does not hold it
  * at all, or holds it below the level the vacancy asks for — the level comparison applies only
  * when both levels are known (a profile without proficiency never makes a held skill a gap).
@@ -45,11 +53,7 @@ export function gapSkills(candidates: readonly GapCandidate[]): (GapCandidate & 
   const gap: (GapCandidate & { reason: GapReason })[] = []
   for (const candidate of candidates) {
     if (!candidate.held) gap.push({ ...candidate, reason: 'missing' })
-    else if (
-      candidate.required_level !== null &&
-      candidate.held_level !== null &&
-      candidate.held_level < candidate.required_level
-    ) {
+    else if (!meetsLevel(candidate.required_level, candidate.held_level)) {
       gap.push({ ...candidate, reason: 'below_required_level' })
     }
   }

@@ -22,6 +22,7 @@ import { explanation, type MatchingTenant } from './match-jobs.js'
 import { ProblemList, parseOr422, type Ranges } from './request-issues.js'
 import {
   distanceScore,
+  earnedWeight,
   languageRequirementScore,
   languageWithinTolerance,
   roundFigure,
@@ -173,10 +174,10 @@ async function requestOrigin(
 }
 
 /** Where the employee is (their stored location), or why that is unknown. */
-async function employeeOrigin(
+export async function employeeOrigin(
   database: TenantDatabase,
   index: VacancyIndex,
-  employee: EmployeeForMatching,
+  employee: Pick<EmployeeForMatching, 'id' | 'record'>,
 ): Promise<{ origin: Origin | null; note: string | null }> {
   const location = employee.record.location as LocationOrAddress | undefined
   if (!location) return { origin: null, note: `employee ${employee.id} has no location` }
@@ -375,10 +376,13 @@ async function plan(
     for (let row = targets.start[vacancy] as number; row < to; row++) {
       const skill = targets.skill[row] as number
       if (heldMask[skill] === 0) continue
-      const level = heldLevel[skill] as number
-      const required = targets.required[row] as number
-      const factor = proficiency && required > 0 && level > 0 && level < required ? level / required : 1
-      sum += (targets.weight[row] as number) * (held[skill] as number) * factor
+      sum += earnedWeight(
+        targets.weight[row] as number,
+        held[skill] as number,
+        targets.required[row] as number,
+        heldLevel[skill] as number,
+        proficiency,
+      )
     }
     return sum / total
   }

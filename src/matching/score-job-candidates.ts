@@ -12,6 +12,12 @@ export interface JobScoringParams {
   useCriticalities: boolean
   minCriticalRatio: number | null
   excludeOverqualified: boolean
+  /**
+   * When given, the scorer also counts the matches (those the filters keep) scoring above it,
+   * beyond the top k: the bar then never rises above it. Vacancy matching turned around asks
+   * this (how many candidates are strong); job matching does not.
+   */
+  countAbove?: number
 }
 
 /** The top matches of one job: parallel arrays, best first. */
@@ -22,6 +28,8 @@ export interface JobTopMatches {
   overqualified: Uint8Array
   /** critical_skills_match_ratio (criticalities). */
   criticalRatio: Float64Array
+  /** The matches scoring above `countAbove` (0 without it). */
+  above: number
 }
 
 /**
@@ -123,6 +131,10 @@ export class JobCandidateScorer {
   /** The runs of one row's postings (levelRuns): first, end, factor. */
   private readonly runs = new Float64Array(3 * LEVEL_SLOTS)
   private count = 0
+  /** The matches above `countAbove` of the job being scored. */
+  private above = 0
+  /** `countAbove`, +∞ when not asked. */
+  private readonly countAbove: number
   private ratio = 1
   private over = 0
 
@@ -150,6 +162,7 @@ export class JobCandidateScorer {
     this.topRatio = new Float64Array(k)
     this.primeBound = new Float64Array(2 * k)
     this.primeEmployee = new Int32Array(2 * k)
+    this.countAbove = params.countAbove ?? Number.POSITIVE_INFINITY
   }
 
   /** The top matches of job `job`. */
@@ -160,6 +173,7 @@ export class JobCandidateScorer {
       scores: this.topScore.slice(0, count),
       overqualified: this.topOver.slice(0, count),
       criticalRatio: this.topRatio.slice(0, count),
+      above: this.above,
     }
   }
 
@@ -183,6 +197,7 @@ export class JobCandidateScorer {
     const to = jobs.start[job + 1] as number
     const total = jobs.total[job] as number
     this.count = 0
+    this.above = 0
     if (to === from || !(total > 0)) return 0
     const kernel = this.kernel
     // Bounds are in units of the job's weight, summed in single precision. The bar is lowered by
@@ -211,21 +226,25 @@ export class JobCandidateScorer {
         for (let index = 0; index < taken; index++) {
           const employee = found[index] as number
           if (mask[employee] === 1 && this.consider(job, from, to, employee, total)) {
-            const kth = (this.topScore[k - 1] as number) - slack
+            const kth = Math.min(this.topScore[k - 1] as number, this.countAbove) - slack
             if (kth > bar) bar = kth
           }
         }
       }
       if (bar < PRIMED_BELOW) {
-        // A low bar: every bound first, then the best of the heaviest list, then the scan.
+        // A low bar: every bound first, then the best of the heaviest list, then the scan of the
+        // rows that can still bring in a candidate. The bar rises as the top k fills: the scan
+        // ends at the first row whose weight from it on no longer reaches it.
         walked = this.walk(from, to, total)
         if (admitting > from) bar = this.prime(job, from, to, total, bar, slack)
-        for (let row = from; row < admitting; row++) {
+        let remaining = postings.strengthMax
+        for (let row = from; row < admitting && remaining >= bar; row++) {
           const skill = jobs.skill[row] as number
           const end = start[skill + 1] as number
           for (let p = start[skill] as number; p < end; p += SCAN_CHUNK) {
             take(kernel.scan(p, Math.min(end, p + SCAN_CHUNK), bar))
           }
+          remaining -= ((jobs.weight[row] as number) / total) * postings.strengthMax
         }
       } else {
         // The rows that cannot bring in a candidate first; then the others, walked and scanned in
@@ -309,7 +328,7 @@ export class JobCandidateScorer {
       const employee = heapEmployee[index] as number
       bounds[employee] = Number.NEGATIVE_INFINITY
       if (this.consider(job, from, to, employee, total)) {
-        const kth = (this.topScore[k - 1] as number) - slack
+        const kth = Math.min(this.topScore[k - 1] as number, this.countAbove) - slack
         if (kth > raised) raised = kth
       }
     }
@@ -372,7 +391,8 @@ export class JobCandidateScorer {
 
   /**
    * Scores one candidate exactly and keeps it when it belongs in the top k (score ≥ threshold and
-   * > 0, the pair filter, the critical ratio, overqualification); true when the top k is full.
+   * > 0, the pair filter, the critical ratio, overqualification), counting it when it scores
+   * above `countAbove` and the filters keep it; true when the top k is full.
    */
   private consider(job: number, from: number, to: number, employee: number, total: number): boolean {
     const params = this.params
@@ -382,13 +402,18 @@ export class JobCandidateScorer {
     const topScore = this.topScore
     const topEmployee = this.topEmployee
     let count = this.count
+    const counted = score > this.countAbove
+    let outside = false
     if (count === k) {
       const last = topScore[k - 1] as number
-      if (score < last || (score === last && employee > (topEmployee[k - 1] as number))) return true
+      outside = score < last || (score === last && employee > (topEmployee[k - 1] as number))
+      if (outside && !counted) return true
     }
     if (this.pairFilter !== undefined && !this.pairFilter(job, employee)) return count === k
     if (params.minCriticalRatio !== null && this.ratio < params.minCriticalRatio - 1e-12) return count === k
     if (params.excludeOverqualified && this.over === 1) return count === k
+    if (counted) this.above++
+    if (outside) return true
     let at = count < k ? count++ : k - 1
     while (at > 0) {
       const before = topScore[at - 1] as number

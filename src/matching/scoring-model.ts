@@ -163,6 +163,21 @@ export function proficiencyFactor(required: number, held: number): number {
   return held / required
 }
 
+/**
+ * w_j · h_j · f_j: what a held skill earns a candidate (f_j only with proficiency matching). Every
+ * sum of the model adds these in the target's canonical order, so that the indexes and the
+ * reference give the same floating-point sums.
+ */
+export function earnedWeight(
+  weight: number,
+  strength: number,
+  required: number,
+  level: number,
+  proficiencyMatching: boolean,
+): number {
+  return weight * strength * (proficiencyMatching ? proficiencyFactor(required, level) : 1)
+}
+
 /** Rounds a score to the model's 12 decimal places. */
 export function roundScore(score: number): number {
   return Math.round(score * SCORE_SCALE) / SCORE_SCALE

@@ -57,7 +57,8 @@ export interface DeriveResult {
   phases: Record<string, number>
 }
 
-interface DeriveState {
+/** What derivation records between runs (`derive_state`). */
+export interface DeriveState {
   last_seq: number
   last_as_of: string | null
   vocabularies: Record<string, string>
@@ -676,7 +677,8 @@ const SKILL_FIELDS = `skill_id, validation_state, score, proficiency_float, prof
   governed_critical, inferred_critical, strftime(first_seen, '%Y-%m-%d') AS first_seen,
   strftime(last_seen, '%Y-%m-%d') AS last_seen, evidence::VARCHAR AS evidence`
 
-async function readState(database: TenantDatabase): Promise<DeriveState> {
+/** The derivation state: the last run's as-of date (null before the first run), its change sequence and vocabularies. */
+export async function readState(database: TenantDatabase): Promise<DeriveState> {
   const row = await database.one<{ value: string }>(
     "SELECT value::VARCHAR AS value FROM derive_state WHERE key = 'derive'",
   )

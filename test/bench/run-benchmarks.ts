@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<BenchResult>> = {
   serve: async () => (await import('./serve.js')).benchServe(),
   nightly: async () => (await import('./nightly.js')).benchNightly(),
   webhooks: async () => (await import('./webhooks.js')).benchWebhooks(),
+  report: async () => (await import('./report.js')).benchReport(),
 }
 
 const names = process.argv.slice(2)

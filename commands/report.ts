@@ -1,0 +1,66 @@
+import { Flags } from '@oclif/core'
+import ora from 'ora'
+import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
+import { parseReportOptions } from '../src/report/report-options.js'
+import { type WrittenReport, writeReport } from '../src/report/write-report.js'
+import { VENDORS } from '../src/schemas/index.js'
+import { withTenant } from '../src/tenants/tenant-service.js'
+
+export default class Report extends SkillhouseCommand {
+  static override summary = "The consultant's skills report: one HTML page with charts, and an Excel workbook"
+  static override description =
+    "Writes report.html (one self-contained page: inline CSS and SVG charts, nothing fetched, opens offline and prints) and report.xlsx (the table behind every chart, one sheet each) into --out: overview, organisation heatmap, supply and demand, internal mobility, bench strength and data quality, computed by the same functions the API answers with. Skill names follow --vocab-language; numbers and dates --locale (default: the environment's)."
+  static override examples = [
+    '<%= config.bin %> report --tenant demo --out out/report',
+    '<%= config.bin %> report --out out/report --vocab-language nl --locale nl-BE --depth 3 --group-by subdomain',
+  ]
+  static override flags = {
+    tenant: tenantFlag,
+    out: Flags.string({
+      description: 'folder that receives report.html and report.xlsx (made when missing)',
+      required: true,
+    }),
+    vendor: Flags.string({
+      description: 'vocabulary vendor of the profiles (default vendor_default)',
+      options: [...VENDORS],
+    }),
+    'vocab-language': Flags.string({ description: 'language of the skill names (default en_uk)' }),
+    'as-of': Flags.string({ description: 'the date the report speaks of (YYYY-MM-DD; default today)' }),
+    locale: Flags.string({ description: "BCP 47 locale of numbers and dates (default: the environment's)" }),
+    depth: Flags.integer({
+      description: 'depth of organisational units in the heatmap (roots are 1)',
+      default: 2,
+    }),
+    'group-by': Flags.string({
+      description: 'heatmap columns: skill clusters or subdomains',
+      options: ['skill_cluster', 'subdomain'],
+      default: 'skill_cluster',
+    }),
+  }
+
+  async run(): Promise<WrittenReport> {
+    const { flags } = await this.parse(Report)
+    const options = parseReportOptions({
+      out: flags.out,
+      external_vendor: flags.vendor,
+      vocab_language: flags['vocab-language'],
+      as_of: flags['as-of'],
+      locale: flags.locale,
+      depth: flags.depth,
+      group_by: flags['group-by'],
+    })
+    const spinner = this.interactive ? ora({ stream: process.stderr }).start('report') : undefined
+    const written = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
+      writeReport(tenant, {
+        ...options,
+        onSection: (section) => {
+          if (spinner) spinner.text = `report: ${section}`
+        },
+      }),
+    ).finally(() => spinner?.stop())
+    for (const [section, state] of Object.entries(written.sections))
+      if (state !== 'chart') this.note(`${section}: ${state}`)
+    this.log(`report of ${written.tenant} written in ${written.seconds} s: ${written.html}, ${written.xlsx}`)
+    return written
+  }
+}

@@ -1,0 +1,158 @@
+import type { OrgExport } from '../analytics/org-export.js'
+import { forEachRow } from '../matching/profile-columns.js'
+import type { ExternalVendor, OrgNode } from '../schemas/index.js'
+import type { TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
+import type { HeatmapUnit, OrganisationHeatmap, Section } from './report-model.js'
+
+/** The level from which a skill counts as held in the heatmap ("can do it on their own"). */
+export const HEATMAP_LEVEL = 3
+/** Columns the chart shows; the workbook has every group. */
+export const HEATMAP_COLUMNS = 25
+
+/** The group column of each grouping: constants of this module, never user input. */
+const GROUPINGS = {
+  skill_cluster: {
+    column: 's.skill_cluster_id',
+    names: `SELECT external_id, skill_cluster_name AS name FROM skill_clusters WHERE external_vendor = $1`,
+  },
+  subdomain: {
+    column: 'c.subdomain_id',
+    names: `SELECT external_id, subdomain_name AS name FROM subdomains WHERE external_vendor = $1`,
+  },
+} as const
+
+/**
+ * The organisation heatmap: units of the organisational export (4.6, `org`, as the overview read
+ * it) down to `depth` (roots are depth 1) against skill clusters or subdomains. A cell is the
+ * share of the unit's employees (its `total_nr_of_employees`: the unit and every unit below it)
+ * who hold at least one skill of the group at level 3 or more. Holders are counted per unit and
+ * group by one aggregate, and each unit's count is added to the shown units above it in the
+ * export's own tree, so numerator and denominator count the same people.
+ */
+export async function gatherOrganisation(
+  tenant: TaxonomyTenant,
+  vendor: ExternalVendor,
+  org: OrgExport,
+  options: { depth: number; group_by: 'skill_cluster' | 'subdomain'; derived: boolean; employees: number },
+): Promise<Section<OrganisationHeatmap>> {
+  const database = tenant.database
+  if (org.organisational_structure.length === 0)
+    return {
+      notice:
+        'The tenant has no organisational units, so there is nothing to compare across the organisation.',
+    }
+  const inUnits = org.organisational_structure.reduce((sum, root) => sum + root.total_nr_of_employees, 0)
+  if (inUnits === 0)
+    return {
+      notice:
+        'No employee belongs to an organisational unit, so there is nothing to compare across the organisation.',
+    }
+  if (!options.derived)
+    return {
+      notice:
+        'Skill profiles have not been derived yet (run skillhouse derive or skillhouse run), so no one holds a skill yet.',
+    }
+  const shown = unitsToDepth(org.organisational_structure, options.depth)
+  const ancestors = shownAncestors(org.organisational_structure, options.depth)
+  const rootCount = org.organisational_structure.length
+  // Per group: holders per shown unit (in `shown` order), then per root (the group's total).
+  const perGroup = new Map<string, Int32Array>()
+  const grouping = GROUPINGS[options.group_by]
+  await forEachRow(
+    database,
+    `SELECT e.organisational_unit_id, h.group_id, count(*)::INTEGER
+       FROM (SELECT DISTINCT p.entity_id, ${grouping.column} AS group_id
+               FROM profile_skills p
+               JOIN skills s ON s.external_id = p.skill_id AND s.external_vendor = p.external_vendor
+               LEFT JOIN skill_clusters c ON c.external_id = s.skill_cluster_id AND c.external_vendor = s.external_vendor
+              WHERE p.entity_type = 'employee' AND p.external_vendor = $1
+                AND coalesce(p.governed_proficiency_level, p.proficiency_level) >= ${HEATMAP_LEVEL}
+                AND ${grouping.column} IS NOT NULL) h
+       JOIN employees e ON e.external_id = h.entity_id
+      WHERE e.organisational_unit_id IS NOT NULL
+      GROUP BY ALL`,
+    [vendor],
+    3,
+    (values) => {
+      const groupId = values[1] as string
+      let holders = perGroup.get(groupId)
+      if (!holders) {
+        holders = new Int32Array(shown.length + rootCount)
+        perGroup.set(groupId, holders)
+      }
+      // A unit the export does not know (an id naming no unit) is in no node, as in the export.
+      const above = ancestors.get(values[0] as string)
+      if (above) for (const position of above) holders[position] = (holders[position] as number) + (values[2] as number)
+    },
+  )
+  if (perGroup.size === 0)
+    return { notice: `No employee holds any skill at level ${HEATMAP_LEVEL} or more yet.` }
+  const names = new Map(
+    (await database.all<{ external_id: string; name: string }>(grouping.names, [vendor])).map((row) => [
+      row.external_id,
+      row.name,
+    ]),
+  )
+  const groups = [...perGroup.entries()].map(([groupId, holders]) => {
+    let total = 0
+    for (let root = 0; root < rootCount; root++) total += holders[shown.length + root] as number
+    return { external_id: groupId, name: names.get(groupId) ?? groupId, holders: total, perUnit: holders }
+  })
+  groups.sort(
+    (a, b) =>
+      b.holders - a.holders || (a.external_id < b.external_id ? -1 : a.external_id > b.external_id ? 1 : 0),
+  )
+  return {
+    group_by: options.group_by,
+    depth: options.depth,
+    groups: groups.map(({ perUnit: _, ...group }) => group),
+    charted_groups: Math.min(HEATMAP_COLUMNS, groups.length),
+    units: shown.map(
+      ({ node, depth }, position): HeatmapUnit => ({
+        external_id: node.external_id,
+        name: node.name,
+        depth,
+        employees: node.total_nr_of_employees,
+        holders: groups.map((group) => group.perUnit[position] as number),
+      }),
+    ),
+    employees_without_unit: options.employees - inUnits,
+  }
+}
+
+/** The export's nodes down to `depth`, in its order (pre-order), without recursion. */
+function unitsToDepth(roots: readonly OrgNode[], depth: number): { node: OrgNode; depth: number }[] {
+  const out: { node: OrgNode; depth: number }[] = []
+  const stack = [...roots].reverse().map((node) => ({ node, depth: 1 }))
+  while (stack.length > 0) {
+    const entry = stack.pop() as { node: OrgNode; depth: number }
+    out.push(entry)
+    if (entry.depth >= depth) continue
+    for (let index = entry.node.children.length - 1; index >= 0; index--)
+      stack.push({ node: entry.node.children[index] as OrgNode, depth: entry.depth + 1 })
+  }
+  return out
+}
+
+/**
+ * For every unit of the export's tree, where its employees count: the positions (in
+ * `unitsToDepth` order) of itself and the units above it that are shown (down to `depth`), then
+ * the position of its root among the roots, after the shown units. Without recursion.
+ */
+function shownAncestors(roots: readonly OrgNode[], depth: number): Map<string, number[]> {
+  const out = new Map<string, number[]>()
+  let shownPosition = 0
+  const shownCount = unitsToDepth(roots, depth).length
+  const stack: { node: OrgNode; depth: number; above: number[] }[] = roots
+    .map((node, root) => ({ node, depth: 1, above: [shownCount + root] }))
+    .reverse()
+  while (stack.length > 0) {
+    const entry = stack.pop() as { node: OrgNode; depth: number; above: number[] }
+    // Pre-order, as unitsToDepth numbers the shown units.
+    const above = entry.depth <= depth ? [shownPosition++, ...entry.above] : entry.above
+    out.set(entry.node.external_id, above)
+    for (let index = entry.node.children.length - 1; index >= 0; index--)
+      stack.push({ node: entry.node.children[index] as OrgNode, depth: entry.depth + 1, above })
+  }
+  return out
+}
