@@ -14,7 +14,7 @@ export default class Extract extends SkillhouseCommand {
     "Uses the embedded default vocabulary, or with --tenant that tenant's vocabulary (its custom skills and activated vendors). With --file, one result per input line; with --json, one JSON array per input line (NDJSON) of {skill_id, skill_name, score, span}."
   static override examples = [
     '<%= config.bin %> extract "Built ETL pipelines in Python and SQL on Azure"',
-    '<%= config.bin %> extract --file cv-lines.txt --language nl --top 5 --json',
+    '<%= config.bin %> extract --file fixtures/examples/cv-lines.txt --language nl --top 5 --json',
   ]
   static override args = { text: Args.string({ description: 'text to read (or use --file)' }) }
   static override flags = {

@@ -12,8 +12,8 @@ export default class Ingest extends SkillhouseCommand {
     `Each file's entity comes from its name up to the first dot (employees.csv, skill_events.2026-11-21.ndjson) or from --entity; a folder is read in dependency order. Every row is checked by the schemas and by its references; good rows are upserted by external_id, each file in one transaction; bad rows go to <rejects-dir>/<file>.ndjson with line, field and reason, and the command exits with 3.`
   static override examples = [
     '<%= config.bin %> ingest fixtures/demo',
-    '<%= config.bin %> ingest exports/people.csv --entity employees --tenant acme',
-    '<%= config.bin %> ingest inbox/ --json > summary.json',
+    '<%= config.bin %> ingest fixtures/demo/employees.csv --entity employees --tenant demo',
+    '<%= config.bin %> ingest fixtures/demo --tenant demo --json > summary.json',
   ]
   static override strict = false
   static override args = { path: Args.string({ description: 'files or folders to ingest', required: true }) }

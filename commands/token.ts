@@ -8,8 +8,8 @@ export default class Token extends SkillhouseCommand {
   static override description =
     "Signs a token for the tenant with the data directory's signing key (the key `skillhouse serve` checks tokens with; created when missing). Prints the token alone, so that it fits in a shell variable; --json prints it with its scope and lifetime. For clients, use POST /oauth/token with a client of `skillhouse client create`."
   static override examples = [
-    'TOKEN=$(<%= config.bin %> token --tenant acme)',
-    'curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/acme/eu/taxonomy/skills/languages',
+    'TOKEN=$(<%= config.bin %> token --tenant demo)',
+    'curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8080/demo/eu/taxonomy/skills/languages',
     '<%= config.bin %> token --tenant demo --scope read --expires-in 60 --json',
   ]
   static override flags = {

@@ -11,7 +11,7 @@ export default class EventsExportCommand extends SkillhouseCommand {
     'One structured-mode CloudEvent 1.0 per line, in the order they were recorded. With --out the file is written whole or not at all; without it the lines go to stdout. --since keeps the events at or after a time (delivery is at least once: consumers tolerate duplicates).'
   static override examples = [
     '<%= config.bin %> events export --out events.ndjson',
-    '<%= config.bin %> events export --since 2026-11-21T00:00:00Z --tenant acme | jq .type',
+    '<%= config.bin %> events export --since 2026-11-21T00:00:00Z --tenant demo',
   ]
   static override flags = {
     tenant: tenantFlag,

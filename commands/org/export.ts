@@ -12,7 +12,7 @@ import { type OrgNode, VENDORS } from '../../src/schemas/index.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 import { writeFileAtomic } from '../../src/util/atomic-file.js'
 
-/** The file name of the export in an output folder (CONTRACT.md, batch outputs). */
+/** The file name of the export in an output folder (docs/operations.md, batch outputs). */
 const OUTPUT_FILE = 'org_structure.json'
 
 export default class OrgExportCommand extends SkillhouseCommand {

@@ -11,8 +11,8 @@ export default class TaxonomyImport extends SkillhouseCommand {
   static override description =
     `--format esco reads the official ESCO CSV download (skillsHierarchy, broaderRelationsSkillPillar, skills_<lang>.csv or the skill collections; several languages merge) and replaces the vendor's vocabulary (default vendor_a, which must be activated on the tenant). --format skillhouse reads vocabulary JSON files (one Domain each, as fixtures/vocabulary/default) and skills.csv into the tenant's custom taxonomy (default vendor_default). Without --format, a path holding ESCO files means esco. Skills are compared by content: an unchanged vocabulary changes nothing and sends no event; otherwise one taxonomy change is recorded and its CloudEvents go to the outbox.`
   static override examples = [
-    '<%= config.bin %> taxonomy import fixtures/esco-sample --format esco --tenant esco-demo',
-    '<%= config.bin %> taxonomy import fixtures/esco-sample/transversalSkillsCollection_en.csv fixtures/esco-sample/skillsHierarchy_en.csv fixtures/esco-sample/broaderRelationsSkillPillar_en.csv --format esco --tenant esco-demo',
+    '<%= config.bin %> tenant update demo --vendor vendor_a && <%= config.bin %> taxonomy import fixtures/esco-sample --format esco --tenant demo',
+    '<%= config.bin %> taxonomy import fixtures/esco-sample/transversalSkillsCollection_en.csv fixtures/esco-sample/skillsHierarchy_en.csv fixtures/esco-sample/broaderRelationsSkillPillar_en.csv --format esco --tenant demo',
     '<%= config.bin %> taxonomy import fixtures/custom-taxonomy --format skillhouse --tenant demo',
   ]
   static override strict = false

@@ -10,7 +10,7 @@ export default class TenantCreate extends SkillhouseCommand {
     'Creates the tenant database (schema migrated, default vocabulary loaded) and an OAuth client. Prints the base URL and the client id and secret; the secret is shown only now.'
   static override examples = [
     '<%= config.bin %> tenant create acme --region eu',
-    '<%= config.bin %> tenant create acme --region eu --model-config MC_2024_Q3_V1 --vendor vendor_a --proficiency-matching',
+    '<%= config.bin %> tenant create globex --region eu --model-config MC_2024_Q3_V1 --vendor vendor_a --proficiency-matching',
   ]
   static override args = {
     name: Args.string({ description: 'tenant name (lower-case letters, digits, hyphens)', required: true }),

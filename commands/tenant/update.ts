@@ -9,8 +9,8 @@ export default class TenantUpdate extends SkillhouseCommand {
   static override description =
     'Adds to what the tenant has activated (nothing is deactivated). Activate vendor_a before importing an ESCO download into it; its own languages (es, it, pt, …) need it too.'
   static override examples = [
-    '<%= config.bin %> tenant update acme --vendor vendor_a',
-    '<%= config.bin %> tenant update acme --vendor vendor_a --language es --language it',
+    '<%= config.bin %> tenant update demo --vendor vendor_a',
+    '<%= config.bin %> tenant update demo --language es --language it',
   ]
   static override args = {
     name: Args.string({ description: 'tenant name', required: true }),

@@ -16,8 +16,8 @@ export default class WebhookAdd extends SkillhouseCommand {
     'Sends the ai.vendor.health_check event to the URL first: a consumer that does not answer with a 2XX status is not subscribed (exit 2, the answer is shown). A subscription receives the events appended to the outbox after it was made; `events deliver` or a running `serve` sends them.'
   static override examples = [
     '<%= config.bin %> webhook add https://hooks.example.com/skills',
-    '<%= config.bin %> webhook add http://127.0.0.1:9000/events --event-type ai.vendor.employee.skill_profile.updated.v1 --json',
-    '<%= config.bin %> webhook add https://hooks.example.com/skills --retry-window 259200000 --backoff-cap 7200000',
+    '<%= config.bin %> webhook add https://hooks.example.com/profiles --event-type ai.vendor.employee.skill_profile.updated.v1 --json',
+    '<%= config.bin %> webhook add https://hooks.example.com/audit --retry-window 259200000 --backoff-cap 7200000',
   ]
   static override args = {
     url: Args.string({ description: 'the http or https URL the events are POSTed to', required: true }),

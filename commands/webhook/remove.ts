@@ -7,7 +7,7 @@ export default class WebhookRemove extends SkillhouseCommand {
   static override summary = 'Remove a webhook subscription'
   static override description =
     'Nothing more is sent to it, its pending events included. An id that is not an active subscription fails (exit 1).'
-  static override examples = ['<%= config.bin %> webhook remove wh_0123456789abcdef01234567']
+  static override examples = ['<%= config.bin %> webhook remove WEBHOOK_ID']
   static override args = {
     id: Args.string({ description: 'the subscription to remove (see `webhook list`)', required: true }),
   }

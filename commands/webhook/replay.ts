@@ -9,9 +9,9 @@ export default class WebhookReplayCommand extends SkillhouseCommand {
   static override description =
     'Queues again, each with a new retry window: without --since or --event the dead letters of the subscription; with --since every outbox event at or after that time that its event types take; with --event that outbox event and every later one it takes (events appended before the subscription was made included). They go in outbox order, before its later events, when `events deliver` or `serve` next sends; a running server holds the tenant: use POST /webhooks/{webhook_id}/replay there.'
   static override examples = [
-    '<%= config.bin %> webhook replay --subscription wh_0123456789abcdef01234567',
-    '<%= config.bin %> webhook replay --subscription wh_0123456789abcdef01234567 --since 2026-11-21T08:00:00Z',
-    '<%= config.bin %> webhook replay --subscription wh_0123456789abcdef01234567 --event 4b0c…',
+    '<%= config.bin %> webhook replay --subscription WEBHOOK_ID',
+    '<%= config.bin %> webhook replay --subscription WEBHOOK_ID --since 2026-11-21T08:00:00Z',
+    '<%= config.bin %> webhook replay --subscription WEBHOOK_ID --event EVENT_ID',
   ]
   static override flags = {
     tenant: tenantFlag,

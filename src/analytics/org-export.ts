@@ -4,11 +4,11 @@ import type { TenantDatabase } from '../store/tenant-database.js'
 import { requireVendor, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import { stringifyDeep } from './deep-json.js'
 
-/** The value of the repeatable `include` parameter that adds low_data_availability (CONTRACT.md). */
+/** The value of the repeatable `include` parameter that adds low_data_availability (docs/api.md). */
 export const LOW_DATA_INCLUDE = 'low_data_availability_flag'
 const SKILL_ID_MAX = 100
 
-/** Query of `GET /organisational_units/export` (4.6), names as in CONTRACT.md. */
+/** Query of `GET /organisational_units/export` (4.6), names as in docs/api.md. */
 export interface OrgExportOptions {
   skill_id?: string | null | undefined
   external_vendor?: string | null | undefined

@@ -10,7 +10,7 @@ import { requireVendor, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
 import { gapCandidatesOf, gapIndex } from './gap-index.js'
 
-/** Query of `GET /employees/{e}/vacancies/{v}/gap` (4.5); names as in CONTRACT.md. */
+/** Query of `GET /employees/{e}/vacancies/{v}/gap` (4.5); names as in docs/api.md. */
 export interface SkillGapOptions {
   vocab_language?: string | null | undefined
   external_vendor?: string | null | undefined

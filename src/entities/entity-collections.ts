@@ -1,7 +1,7 @@
 import { type EntityKind, entityKind } from '../ingest/entity-kinds.js'
 
 /**
- * The collections of CONTRACT.md's resource pattern (`POST /collection`, `GET|PATCH|DELETE
+ * The collections of the resource pattern of docs/api.md (`POST /collection`, `GET|PATCH|DELETE
  * /collection/{id}`, `GET /collection?starting_after=&limit=`) for the entities the spec names but
  * does not describe. Each is checked and stored as its ingest entity is, so that a record sent over
  * HTTP and the same record in a data file end up byte for byte the same row.

@@ -10,13 +10,13 @@ import { parseQuery } from './input-issues.js'
 import { checkRecord, type EntityTenant } from './record-check.js'
 
 /**
- * The entity records of CONTRACT.md's resource pattern, stored exactly as ingest stores them (the
+ * The entity records of the resource pattern of docs/api.md, stored exactly as ingest stores them (the
  * validated record as `doc`, its sha1 as `doc_hash`, the indexed columns, a new `change_seq` on
  * every change so that derivation picks the record up). Every function throws a SkillhouseError
  * with the spec's status; none formats a response.
  */
 
-/** A page of a collection (CONTRACT.md): records in external_id order and the cursor of the next page. */
+/** A page of a collection (docs/api.md): records in external_id order and the cursor of the next page. */
 export interface EntityPage {
   records: Record<string, unknown>[]
   has_next: boolean

@@ -21,7 +21,7 @@ const SKILL_EVENTS = entityKind('skill_events')
 /** The `strict` check of 4.2 (see `strictCheck`); prepared by the caller, which may cache it. */
 export type StrictCheck = (event: EventInput) => boolean
 
-/** The query parameters of 4.2 as they arrive (names from CONTRACT.md). */
+/** The query parameters of 4.2 as they arrive (names: docs/api.md). */
 export interface SkillEventQueryInput {
   language?: string | undefined
   strict?: string | undefined

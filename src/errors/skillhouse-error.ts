@@ -19,7 +19,7 @@ export const STATUS_TITLES = {
 
 export type ErrorStatus = keyof typeof STATUS_TITLES
 
-/** CLI exit codes of CONTRACT.md: 1 runtime failure, 2 usage error (bad input). */
+/** CLI exit codes (docs/operations.md): 1 runtime failure, 2 usage error (bad input). */
 const EXIT_CODES: Record<ErrorStatus, 1 | 2> = {
   400: 2,
   401: 1,

@@ -1,9 +1,9 @@
 /**
  * Language detection for the four text languages of section 4.2 (en, nl, fr, de), by function
  * words and a few letters only one of them uses. Written here rather than taken from a library:
- * tinyld measured 60–85 µs per sentence on these machines, which is minutes over the two million
- * events of a large tenant; this takes about a microsecond and is right for the short work texts
- * it sees. Undecided text (no function words: "Fix SAP export") is English, the language of tools.
+ * general-purpose detectors (tinyld) are about two orders of magnitude slower per sentence, which
+ * is minutes over the millions of events of a large tenant (docs/benchmarks.md), and this is right
+ * for the short work texts it sees. Undecided text (no function words: "Fix SAP export") is English, the language of tools.
  */
 export type TextLanguageCode = 'en' | 'nl' | 'fr' | 'de'
 

@@ -9,8 +9,8 @@ import type { JobIndex, JobMatchData } from './job-index.js'
 /**
  * The job matching index kept beside the database for the next process, as the compiled
  * vocabulary is: a later `match jobs`, the nightly job's export or a restarted server whose data
- * has not changed since the index was built loads it (about 0.05 s for 3 M profile rows) instead
- * of reading every profile out of DuckDB again (0.5–0.9 s). It is a cache:
+ * has not changed since the index was built loads it (a read of typed arrays) instead of reading
+ * every profile out of DuckDB again (many times slower; docs/benchmarks.md). It is a cache:
  * - used only when built from the same data (the stamp the in-memory index is kept by), for the
  *   same vendor and scoring features, by the same code (a hash of the modules that build and
  *   read it): anything else, or a file cut short, is built again and written over;

@@ -34,7 +34,7 @@ export function writeJobMatches(path: string, response: JobMatchingResponse, for
   writeFileAtomic(path, jobMatchesText(response, format))
 }
 
-/** Where one employee's 4.11 answer goes under an output folder (CONTRACT.md). */
+/** Where one employee's 4.11 answer goes under an output folder (docs/api.md). */
 export function vacancyMatchesPath(outDir: string, employeeId: string): string {
   return join(outDir, 'matching_vacancies', `${employeeId}.json`)
 }

@@ -85,7 +85,7 @@ async function dataStamp(database: TenantDatabase, parts: readonly StampPart[]):
  * run beside derivations and batches of skill events) the stamp is asked only when the version
  * moved, and a build reads one state of the data (a transaction); without one (a one-off command,
  * which holds the database alone) the stamp is asked each time and the build needs no transaction
- * (it costs 0.1–0.3 s on 3 M profile rows).
+ * (a transaction over millions of profile rows is not free).
  */
 export async function stampedIndex<T>(
   cache: StampedCache<T>,

@@ -13,7 +13,7 @@ import {
 } from '../schemas/index.js'
 
 /**
- * Section 4.11, `POST /employees/{employee_external_id}/matching_vacancies` (CONTRACT.md), whose
+ * Section 4.11, `POST /employees/{employee_external_id}/matching_vacancies` (docs/api.md), whose
  * response the spec leaves open ("shape depends on the include options"). skillhouse answers:
  *
  *     {employee_id, records: [{vacancy_id, score, rank, …includes, explanation?}], offset, limit, total,
@@ -30,7 +30,7 @@ import {
  *   placed and the default was skipped.
  */
 
-/** The query parameters of 4.11 (names from CONTRACT.md), as strings or values. */
+/** The query parameters of 4.11 (names: docs/api.md), as strings or values. */
 export const VacancyMatchingQuery = z.strictObject({
   min_score: z.coerce
     .number()

@@ -357,6 +357,10 @@ async function requestExamples(
     await call('listWebhooks')
     await call('getWebhook', { params: { webhook_id: subscription.id } })
     await call('listWebhookDeliveries', { params: { webhook_id: subscription.id } })
+    await call('replayWebhookDeliveries', {
+      params: { webhook_id: subscription.id },
+      body: { since: DEMO_AS_OF },
+    })
     await call('deleteWebhook', { params: { webhook_id: subscription.id } })
 
     const error = async (status: number, method: string, path: string, init: RequestInit = {}) => {
@@ -513,6 +517,7 @@ function writtenOut(operationId: string, status: number, id: (name: string) => s
   }
   const bodies: Record<string, unknown> = {
     createWebhook: { url: 'ftp://hooks.example.com/skills' },
+    replayWebhookDeliveries: { since: DEMO_AS_OF, event_id: 'evt-unknown' },
     listTaxonomyChanges: { operation_type: 'everything' },
     createSubdomain: { external_id: 'sub-new', domain_id: id('domain_external_id'), subdomain_name: '' },
     createSkillCluster: {

@@ -181,7 +181,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   registry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',
     description:
-      'OAuth 2.0 client credentials (section 5; CONTRACT.md). Get a client with `skillhouse tenant create` or `skillhouse client create`, then a token at `POST /oauth/token`; send it as `Authorization: Bearer <token>`. Missing, invalid or expired: 401; another tenant or without the scope: 403.',
+      'OAuth 2.0 client credentials (section 5; docs/api.md). Get a client with `skillhouse tenant create` or `skillhouse client create`, then a token at `POST /oauth/token`; send it as `Authorization: Bearer <token>`. Missing, invalid or expired: 401; another tenant or without the scope: 403.',
     flows: {
       clientCredentials: {
         tokenUrl: `${DEFAULT_SERVER_ORIGIN}/oauth/token`,
@@ -244,7 +244,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
 const INFO_DESCRIPTION = [
   "The Skills Service API as `skillhouse serve` answers it, generated from the zod schemas the server validates with (`skillhouse openapi`). Every path hangs below a tenant's base URL `http://HOST:PORT/{tenant}/{region}`; `/healthz` and `/oauth/token` sit at the root.",
   '',
-  'Where the spec leaves a name or shape open, CONTRACT.md decides: the query parameters `language`, `strict`, `end_active_working_history` (4.2), `vocab_language`, `include` (repeatable); 4.11 is `POST /employees/{employee_external_id}/matching_vacancies`, 4.12 `GET /job_architecture/job_families/{job_family_external_id}/skill_profile`; the entities the spec names without describing them follow one resource pattern (`POST /collection` 204/409, `GET|PATCH|DELETE /collection/{id}`, `GET /collection?starting_after=&limit=`). Path parameter names follow the spec where it names them.',
+  'Where the spec leaves a name or shape open, skillhouse decides (docs/api.md): the query parameters `language`, `strict`, `end_active_working_history` (4.2), `vocab_language`, `include` (repeatable); 4.11 is `POST /employees/{employee_external_id}/matching_vacancies`, 4.12 `GET /job_architecture/job_families/{job_family_external_id}/skill_profile`; the entities the spec names without describing them follow one resource pattern (`POST /collection` 204/409, `GET|PATCH|DELETE /collection/{id}`, `GET /collection?starting_after=&limit=`). Path parameter names follow the spec where it names them.',
   '',
   "Errors are always the spec's body, an array of `{title, description}` with `title` like `422 Unprocessable entity`, one entry per problem; the one exception is the plain-text `max connections reached: <limit>`, sent with 503. A body that is not structured correctly is a 400, a field with an invalid value a 422.",
   '',

@@ -90,9 +90,9 @@ export const TAGS = [
     name: 'Skill profiles',
     description: 'Skill Profiles of Employees, Jobs, Courses and Job Families (2.11, 4.12, 4.13).',
   },
-  { name: 'Entities', description: "Employees, Vacancies and Courses: CONTRACT.md's resource pattern." },
+  { name: 'Entities', description: 'Employees, Vacancies and Courses: the resource pattern of docs/api.md.' },
   { name: 'Webhooks', description: 'Subscriptions to the CloudEvents of section 6 and their delivery log.' },
-  { name: 'Auth', description: 'OAuth 2.0 client credentials (section 5; CONTRACT.md).' },
+  { name: 'Auth', description: 'OAuth 2.0 client credentials (section 5; docs/api.md).' },
   { name: 'Operations', description: 'Health of the server.' },
 ] as const
 export type TagName = (typeof TAGS)[number]['name']
@@ -333,7 +333,7 @@ function taxonomyDocs(): [string, RouteDoc][] {
         {
           operationId: `list${level.plural}`,
           summary: `List the ${words(level.plural)}`,
-          description: `A page of the ${words(level.plural)} of \`external_vendor\`'s taxonomy (vocabulary and custom ones) in external_id order, after \`starting_after\` (exclusive; it need not exist); each record as its GET answers it. CONTRACT.md's resource pattern.`,
+          description: `A page of the ${words(level.plural)} of \`external_vendor\`'s taxonomy (vocabulary and custom ones) in external_id order, after \`starting_after\` (exclusive; it need not exist); each record as its GET answers it. the resource pattern of docs/api.md.`,
           tag: 'Taxonomy',
           query: PageQuery.extend(level.query.shape),
           success: ok(pageOf(level.response), `A page of ${words(level.plural)}.`),
@@ -536,7 +536,7 @@ function profileDocs(): [string, RouteDoc][] {
         operationId: 'getJobFamilySkillProfile',
         summary: 'Get the Skill Profile of a Job Family',
         description:
-          'Section 4.12 (path and parameter names from CONTRACT.md). Governed (validated) and suggested skills, in the list form of 2.11 or, with `format=hierarchy`, grouped by domain, subdomain and skill cluster. `include=skill_validation_state` does not work together with `external_vendor` (422).',
+          'Section 4.12 (path and parameter names: docs/api.md). Governed (validated) and suggested skills, in the list form of 2.11 or, with `format=hierarchy`, grouped by domain, subdomain and skill cluster. `include=skill_validation_state` does not work together with `external_vendor` (422).',
         tag: 'Skill profiles',
         section: '4.12',
         params: idParam('job_family_external_id', 'external_id of the Job Family'),
@@ -579,7 +579,7 @@ function matchingDocs(): [string, RouteDoc][] {
         operationId: 'matchVacanciesForEmployee',
         summary: 'Get the top matching Vacancies for an Employee',
         description:
-          "Section 4.11 (path, parameter and body names from CONTRACT.md). Only active vacancies; 50 km from the employee is the distance limit when no `max_geo_distance` filter is given. An employee who cannot be placed (no location, or an address whose postal code is not in the tenant's postal-code table, see `skillhouse geo import`) gets no default limit: the answer says so with `geo_filter_applied: false` and `geo_filter_note`, and `location.distance_km` is null. Answers `{employee_id, records, offset, limit, total, geo_filter_applied, geo_filter_note?}`: the matches from rank `offset + 1` to `offset + limit`, best first; each include adds a field of the same name to every record, `response_format=explained` adds `explanation`. Computes and stores nothing, so it needs the read scope.",
+          "Section 4.11 (path, parameter and body names: docs/api.md). Only active vacancies; 50 km from the employee is the distance limit when no `max_geo_distance` filter is given. An employee who cannot be placed (no location, or an address whose postal code is not in the tenant's postal-code table, see `skillhouse geo import`) gets no default limit: the answer says so with `geo_filter_applied: false` and `geo_filter_note`, and `location.distance_km` is null. Answers `{employee_id, records, offset, limit, total, geo_filter_applied, geo_filter_note?}`: the matches from rank `offset + 1` to `offset + limit`, best first; each include adds a field of the same name to every record, `response_format=explained` adds `explanation`. Computes and stores nothing, so it needs the read scope.",
         tag: 'Matching',
         section: '4.11',
         params: idParam('employee_external_id', 'external_id of the Employee'),
@@ -608,7 +608,7 @@ interface CollectionDoc {
   section?: string
 }
 
-/** Names and schemas of CONTRACT.md's collections, by path (the store checks with the same schemas). */
+/** Names and schemas of the collections of the resource pattern (docs/api.md), by path (the store checks with the same schemas). */
 const COLLECTION_DOCS: Record<string, CollectionDoc> = {
   companies: {
     tag: 'Companies',

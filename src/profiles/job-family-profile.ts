@@ -20,7 +20,7 @@ export const JOB_FAMILY_INCLUDES = [
   'skill_validation_state',
 ] as const
 
-/** Query of 4.12 (names from CONTRACT.md). */
+/** Query of 4.12 (names: docs/api.md). */
 export const JobFamilyProfileQuery = z.strictObject({
   domain_namespace: z.enum(['vendor_default', 'taxonomy', 'adaptive']).default('vendor_default'),
   vocab_language: z.string().default('en_uk'),

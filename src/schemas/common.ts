@@ -150,7 +150,7 @@ export const Languages = z
     })
   })
 
-/** A page of a collection (CONTRACT.md resource pattern). */
+/** A page of a collection (resource pattern (docs/api.md)). */
 export function pageOf<T extends z.ZodType>(record: T) {
   return z.object({
     records: z.array(record),

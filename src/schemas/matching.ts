@@ -197,7 +197,7 @@ export const JobMatchingRequest = z.strictObject({
 })
 export type JobMatchingRequest = z.infer<typeof JobMatchingRequest>
 
-/** Body of 4.11 (property names from CONTRACT.md). */
+/** Body of 4.11 (property names: docs/api.md). */
 export const VacancyMatchingRequest = z.strictObject({
   filters: z.array(VacancyMatchFilter).max(100).default([]),
   weights: z.array(VacancyMatchWeight).max(100).default([]),

@@ -2,7 +2,7 @@ import { z } from './zod.js'
 
 /**
  * What the HTTP server answers beyond the resources: the spec's error body (section 7), the
- * health check and the OAuth 2.0 client credentials grant of CONTRACT.md (`POST /oauth/token`).
+ * health check and the OAuth 2.0 client credentials grant of docs/api.md (`POST /oauth/token`).
  */
 
 /** One entry of an error body: `title` is the status code and its name, e.g. `404 Not Found`. */

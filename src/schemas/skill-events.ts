@@ -224,7 +224,7 @@ export const SkillEventRow = z.discriminatedUnion(
 )
 export type SkillEventRow = SkillEvent & { employee_id: string }
 
-/** Query parameters of 4.2 (names from CONTRACT.md). */
+/** Query parameters of 4.2 (names: docs/api.md). */
 export const SkillEventQuery = z.object({
   language: z.enum(['auto', 'nl', 'fr', 'en', 'de']).default('auto'),
   strict: z.stringbool().default(false),

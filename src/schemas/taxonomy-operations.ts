@@ -10,7 +10,7 @@ import { z } from './zod.js'
  * answer beyond the spec's own records in taxonomy.ts.
  */
 
-/** Optional attributes of a taxonomy GET (4.7); CONTRACT.md names the query parameter `include`. */
+/** Optional attributes of a taxonomy GET (4.7); the query parameter is named `include` (docs/api.md). */
 export const TAXONOMY_INCLUDES = ['custom_properties'] as const
 export const TaxonomyInclude = z.array(z.enum(TAXONOMY_INCLUDES)).default([])
 export type TaxonomyInclude = z.infer<typeof TaxonomyInclude>

@@ -14,7 +14,7 @@ import {
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js'
 
-/** The scopes of CONTRACT.md: `read` for GET, `write` for what changes data. */
+/** The scopes (docs/api.md): `read` for GET, `write` for what changes data. */
 export const SCOPES = ['read', 'write'] as const
 export type Scope = (typeof SCOPES)[number]
 

@@ -162,7 +162,7 @@ const checked = <T extends z.ZodType>(schema: T, body: unknown, what: string) =>
   return body
 }
 
-/** The routes of section 4 that this server answers, and CONTRACT.md's resource pattern. */
+/** The routes of section 4 that this server answers, and the resource pattern of docs/api.md. */
 export function apiRoutes(): ApiRoute[] {
   // Skill events are written in batches (group commit), one batcher for the routes of one app.
   const skillEvents = new SkillEventBatcher()
@@ -280,7 +280,7 @@ export function apiRoutes(): ApiRoute[] {
 }
 
 /**
- * 4.10 and 4.11 (path and names from CONTRACT.md): the same functions as `match jobs` and
+ * 4.10 and 4.11 (path and names: docs/api.md): the same functions as `match jobs` and
  * `match vacancies`. They compute and store nothing, so a `read` token is enough.
  */
 function matchingRoutes(): ApiRoute[] {
@@ -596,7 +596,7 @@ function refusingFixedIds(routes: ApiRoute[]): ApiRoute[] {
   })
 }
 
-/** CONTRACT.md's resource pattern for one collection. */
+/** the resource pattern of docs/api.md for one collection. */
 function collectionRoutes(collection: EntityCollection): ApiRoute[] {
   const base = `/${collection.path}`
   const item = `${base}/:external_id`

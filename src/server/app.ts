@@ -452,7 +452,7 @@ async function authenticate(c: Context<AppEnv>, verifier: TokenVerifier): Promis
   return verifier.verify(match[1])
 }
 
-/** The body of a token request: a form (RFC 6749) or JSON (CONTRACT.md allows both). */
+/** The body of a token request: a form (RFC 6749) or JSON (both are accepted, docs/api.md). */
 async function tokenRequest(request: Request, limit: number): Promise<TokenRequest> {
   const type = mediaType(request)
   if (type !== 'application/x-www-form-urlencoded' && type !== 'application/json') {

@@ -9,7 +9,7 @@ import { ensureDataDir } from '../tenants/data-directory.js'
 /** The algorithm of the server's own tokens: ES256 works in every WebCrypto, Node 20's included. */
 export const SIGNING_ALGORITHM = 'ES256'
 
-/** The file of the data directory that holds the server's signing key (CONTRACT.md, data directory). */
+/** The file of the data directory that holds the server's signing key (docs/guide.md, the data directory). */
 export const SIGNING_KEY_FILE = 'server-signing-key.json'
 
 const KeyFile = z.object({

@@ -38,7 +38,7 @@ export const DEFAULT_MAX_CONNECTIONS = 1024
  * listens, with the address it is bound to (`port: 0` picks a free port).
  *
  * Connections are counted on the socket level: one past `maxConnections` is answered at once with
- * the spec's plain-text `max connections reached: <limit>` and status 503 (CONTRACT.md), and the
+ * the spec's plain-text `max connections reached: <limit>` and status 503 (docs/api.md), and the
  * request it carried is not run. Idle keep-alive connections count too: they hold a socket.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {

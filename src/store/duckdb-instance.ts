@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { DuckDBInstance } from '@duckdb/node-api'
 
-/** Extensions never autoload or install: nothing is downloaded at run time (STACK.md). */
+/** Extensions never autoload or install: nothing is downloaded at run time. */
 export const OFFLINE_OPTIONS = {
   autoinstall_known_extensions: 'false',
   autoload_known_extensions: 'false',

@@ -680,7 +680,7 @@ type SkillReadOptions = { vocab_language?: string | undefined; include?: readonl
 
 /**
  * Skills `ids` of a vendor as their GET answers them, in external_id order (those that exist):
- * three reads whatever their number (a page of 1,000 skills read one by one took 4 s).
+ * three reads whatever their number (a page of 1,000 skills read one by one is a thousand reads).
  */
 async function readSkills(
   tenant: TaxonomyTenant,
@@ -880,7 +880,7 @@ export async function listCustomPropertyDefinitions(
   return rows.map((row) => ({ property_name: row.property_name, property_type: row.property_type }))
 }
 
-/** A page of a taxonomy collection, the resource pattern's list answer (CONTRACT.md). */
+/** A page of a taxonomy collection, the resource pattern's list answer (docs/api.md). */
 export interface TaxonomyPage<T> {
   records: T[]
   has_next: boolean

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 
-/** The data directory of CONTRACT.md: `--data-dir`, else `$SKILLHOUSE_HOME`, else `./.skillhouse`. */
+/** The data directory (docs/guide.md): `--data-dir`, else `$SKILLHOUSE_HOME`, else `./.skillhouse`. */
 export function resolveDataDir(flag?: string): string {
   return resolve(flag ?? process.env.SKILLHOUSE_HOME ?? '.skillhouse')
 }

@@ -1,5 +1,5 @@
 // What a review of the CLI found wrong (nightly job, ingest, other commands): each test failed
-// before its fix and says what the README / CONTRACT / spec requires.
+// before its fix and says what the README / docs / spec requires.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, watch, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -97,7 +97,7 @@ describe('run (the nightly job)', () => {
 
   // `derive --as-of` refuses anything but YYYY-MM-DD (commands/derive.ts:26); `run --as-of` takes
   // any text, finishes with exit 0, stores it as the derivation's last_as_of, and every later `run`
-  // and `derive` of the tenant then fails with a DuckDB "Conversion Error". CONTRACT: a usage error
+  // and `derive` of the tenant then fails with a DuckDB "Conversion Error". docs/operations.md: a usage error
   // exits 2; STYLE: the message names the field and what would be valid.
   it('refuses an invalid --as-of with exit 2 instead of storing it and breaking every later run', async () => {
     const inbox = await generatedInbox(20, 7)
@@ -302,7 +302,7 @@ describe('run (the nightly job)', () => {
     expect(existsSync(join(out, 'rejects', 'organisational_units.csv.ndjson'))).toBe(false)
   })
 
-  // CONTRACT: exit 2 is a usage error. `--inbox` naming a file or nothing exits 1 (oclif's
+  // docs/operations.md: exit 2 is a usage error. `--inbox` naming a file or nothing exits 1 (oclif's
   // Flags.directory({exists: true}) parse error), while every other bad flag exits 2.
   it('exits 2 when --inbox is not a directory', async () => {
     const dataDir = await newTenant()

@@ -42,8 +42,8 @@ describe('review findings: the HTTP server', () => {
   const send = (method: string, path: string, body?: unknown) =>
     call(`${base}${path}`, { method, token, ...(body !== undefined ? { body } : {}) })
 
-  // Security / robustness. CONTRACT.md: "A tenant or region that does not exist answers 404 with a
-  // spec error body." TenantRegistry.find looks the name up as a plain object key, so names of
+  // Security / robustness. A tenant or region that does not exist answers 404 with a spec error
+  // body (docs/api.md). TenantRegistry.find looks the name up as a plain object key, so names of
   // Object.prototype members resolve to a function or the prototype and TenantPool.resolve throws
   // a TypeError: any unauthenticated client gets a 500 (and an error-level log line) at will.
   it('answers 404 with the spec body, not 500, for tenant names that are Object.prototype members (401 without a token)', async () => {

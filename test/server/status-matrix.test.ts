@@ -13,7 +13,7 @@ import { type ApiAnswer, call, startTestServer, tokenFor, workingHistory } from 
 
 /**
  * Every status of every endpoint, as a table: one row per request that provokes a status, over
- * the endpoints of spec section 4 (4.1–4.13) and CONTRACT.md's resource pattern, on one server
+ * the endpoints of spec section 4 (4.1–4.13) and the resource pattern of docs/api.md, on one server
  * with a small body limit. Statuses that do not depend on the endpoint are checked route by route
  * over the server's own route list: 401 in auth.test.ts; 403 (another tenant's token), 405 (PUT),
  * 503 (database held by another process) and the plain-text `max connections reached` here.
@@ -78,7 +78,7 @@ interface Probe {
 
 /** One endpoint: as the server registers it, the statuses its definition lists, its rows. */
 interface Endpoint {
-  /** Where it is defined: a section of the spec or CONTRACT.md. */
+  /** Where it is defined: a section of the spec or of docs/api.md. */
   source: string
   /** `METHOD /hono/path` below the base URL, as in `app.routes`. */
   route: string
@@ -339,7 +339,7 @@ async function streamed(url: string, token: string): Promise<ApiAnswer> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// CONTRACT.md's resource pattern, the same for every collection.
+// the resource pattern of docs/api.md, the same for every collection.
 
 interface CollectionCase {
   /** Below the base URL, e.g. `/employees`. */
@@ -366,7 +366,7 @@ interface CollectionCase {
 }
 
 function resourcePattern(c: CollectionCase): Endpoint[] {
-  const source = 'CONTRACT.md resource pattern'
+  const source = 'resource pattern (docs/api.md)'
   const item = `${c.path}/${c.seeded}`
   const endpoints: Endpoint[] = []
   const get = (api: Api, id: string) => api.call('GET', `${c.path}/${id}`)
@@ -771,7 +771,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
       ),
       noBody('POST', '/taxonomy/domains'),
       ...bodyProbes('POST', '/taxonomy/domains', { external_id: 'dom-2', domain_name: 'X' }),
-      // CONTRACT.md: the collection is also listed with GET.
+      // The resource pattern (docs/api.md): the collection is also listed with GET.
       notAllowed('PATCH', '/taxonomy/domains', 'GET, HEAD, POST'),
     ],
   },
@@ -1078,7 +1078,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
       ],
     },
     {
-      source: 'CONTRACT.md custom property definitions',
+      source: 'custom property definitions (docs/api.md)',
       route: `POST /${type}/custom_properties`,
       listed: [204, 409],
       probes: [
@@ -1183,7 +1183,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
     ],
   },
   {
-    source: '4.11 (path from CONTRACT.md)',
+    source: '4.11 (path: docs/api.md)',
     route: 'POST /employees/:employee_external_id/matching_vacancies',
     listed: [200, 400, 401, 403, 404, 405, 413, 415, 422, 503],
     probes: [
@@ -1218,7 +1218,7 @@ const SPEC_ENDPOINTS: Endpoint[] = [
     ],
   },
   {
-    source: '4.12 (path from CONTRACT.md)',
+    source: '4.12 (path: docs/api.md)',
     route: 'GET /job_architecture/job_families/:external_id/skill_profile',
     listed: [200, 401, 403, 404, 405, 422, 503],
     probes: [
