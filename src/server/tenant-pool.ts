@@ -19,7 +19,7 @@ const SERVER_CHECKPOINT_THRESHOLD = '256MB'
  * client made or revoked while the server runs counts at once), and one open database per tenant.
  *
  * A database is opened on the first request for its tenant and then held: DuckDB lets one process
- * write a file (DuckDB's extensions are never fetched), so while the server holds a tenant a batch command is refused, and the
+ * write a file, so while the server holds a tenant a batch command is refused, and the
  * other way round the server answers 503 until the batch command is done.
  *
  * Work on one tenant runs in its order of arrival, one piece at a time (`use`), with one

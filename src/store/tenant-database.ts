@@ -76,6 +76,8 @@ export class TenantDatabase {
     if (!options.create && !existsSync(path)) {
       throw errors.notFound('tenant database', path, 'create the tenant with `skillhouse tenant create`')
     }
+    // A write-ahead log left by a process that stopped without closing (a crash, kill -9).
+    const recovering = !options.readOnly && existsSync(`${path}.wal`)
     let instance: DuckDBInstance
     try {
       instance = await createDuckDBInstance(path, {
@@ -88,6 +90,11 @@ export class TenantDatabase {
     }
     const connection = await instance.connect()
     const database = new TenantDatabase(path, instance, connection)
+    // DuckDB 1.5 replays a write-ahead log into a secondary index lazily, and the checkpoint it
+    // makes on close, with no connection, then writes that index wrong: a lookup finds none of the
+    // replayed rows (duckdb/duckdb#23788). A checkpoint asked on a connection writes it right, so
+    // after a crash the log is checkpointed at once, before any other work.
+    if (recovering) await database.run('CHECKPOINT')
     if (!options.readOnly) await database.migrate(options.migrations ?? MIGRATIONS)
     return database
   }
