@@ -82,7 +82,9 @@ export async function gatherOrganisation(
       }
       // A unit the export does not know (an id naming no unit) is in no node, as in the export.
       const above = ancestors.get(values[0] as string)
-      if (above) for (const position of above) holders[position] = (holders[position] as number) + (values[2] as number)
+      if (above)
+        for (const position of above)
+          holders[position] = (holders[position] as number) + (values[2] as number)
     },
   )
   if (perGroup.size === 0)
