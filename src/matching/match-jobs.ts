@@ -13,7 +13,7 @@ import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
 import { compilePropertyRule, isCustomPropertyRule } from './custom-property-rules.js'
-import { employeeUpdateTimes, type JobIndex, jobCount, jobIndex } from './job-index.js'
+import { employeeUpdateTimes, type JobIndex, type JobMatchData, jobCount, jobIndex } from './job-index.js'
 import { JobWorkerPool } from './job-match-worker.js'
 import {
   customPropertiesOf,
@@ -260,15 +260,15 @@ function workerPool(threads: number): JobWorkerPool {
  * the same answers: the scorer is one class and reads the same arrays (shared memory, no copy).
  */
 export async function scoreJobs(
-  index: JobIndex,
+  data: JobMatchData,
   jobs: readonly number[],
   mask: Uint8Array,
   params: JobScoringParams,
   pair: PairFilterSpec | null,
 ): Promise<JobMatchesTable> {
   const threads = workerCount(jobs.length)
-  if (threads > 0) return workerPool(threads).score(index.data, jobs, mask, params, pair)
-  const scorer = new JobCandidateScorer(index.data, mask, params, pair ? pairFilterOf(pair) : undefined)
+  if (threads > 0) return workerPool(threads).score(data, jobs, mask, params, pair)
+  const scorer = new JobCandidateScorer(data, mask, params, pair ? pairFilterOf(pair) : undefined)
   const table = jobMatchesTable(jobs.length, params.k, false)
   for (let slot = 0; slot < jobs.length; slot++) scorer.scoreInto(jobs[slot] as number, table, slot)
   return table
@@ -390,7 +390,7 @@ export async function matchJobs(
   const { mask, pair } = await compileFilters(tenant, index, prepared.body)
   const page = pageOf(index.jobIds, prepared.body.starting_after, prepared.body.limit)
   const jobs = Array.from({ length: page.end - page.first }, (_, offset) => page.first + offset)
-  const table = await scoreJobs(index, jobs, mask, prepared.params, pair)
+  const table = await scoreJobs(index.data, jobs, mask, prepared.params, pair)
   const hasNext = page.end < index.jobIds.length
   return {
     records: await records(tenant, index, prepared, jobs, table),
@@ -437,7 +437,7 @@ export async function exportAllJobs(
   const { mask, pair } = await compileFilters(tenant, index, prepared.body)
   const first = pageOf(index.jobIds, prepared.body.starting_after, 0).first
   const numbers = Array.from({ length: index.jobIds.length - first }, (_, offset) => first + offset)
-  const table = await scoreJobs(index, numbers, mask, prepared.params, pair)
+  const table = await scoreJobs(index.data, numbers, mask, prepared.params, pair)
   const all = await records(tenant, index, prepared, numbers, table)
   const limit = prepared.body.limit
   if (options.onPage) {

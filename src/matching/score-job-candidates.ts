@@ -43,6 +43,8 @@ export interface JobMatchesTable {
   score: Float64Array
   overqualified: Uint8Array
   criticalRatio: Float64Array
+  /** Per job slot: the matches scoring above `countAbove` (0 without it). */
+  above: Int32Array
 }
 
 /** A filter that depends on the job as well as the employee (from/to custom property rules). */
@@ -62,6 +64,7 @@ export function jobMatchesTable(rows: number, k: number, shared: boolean): JobMa
     score: new Float64Array(buffer(rows * k * 8), 0, rows * k),
     overqualified: new Uint8Array(buffer(rows * k), 0, rows * k),
     criticalRatio: new Float64Array(buffer(rows * k * 8), 0, rows * k),
+    above: new Int32Array(buffer(rows * 4), 0, rows),
   }
 }
 
@@ -182,6 +185,7 @@ export class JobCandidateScorer {
     const count = this.rank(job)
     const at = slot * table.k
     table.count[slot] = count
+    table.above[slot] = this.above
     for (let rank = 0; rank < count; rank++) {
       table.candidate[at + rank] = this.topEmployee[rank] as number
       table.score[at + rank] = this.topScore[rank] as number

@@ -1,10 +1,10 @@
 import { EARTH_RADIUS_KM, haversineKm } from '../geo/haversine.js'
 import { type Employee, LIMITS } from '../schemas/index.js'
 import { heldProfiles, invert, type JobMatchData } from './job-index.js'
-import type { MatchingTenant } from './match-jobs.js'
+import { type MatchingTenant, scoreJobs } from './match-jobs.js'
 import { employeeOrigin, prepareVacancyMatching } from './match-vacancies.js'
 import { forEachRow, sharedUint8 } from './profile-columns.js'
-import { JobCandidateScorer } from './score-job-candidates.js'
+import type { JobScoringParams } from './score-job-candidates.js'
 import { type VacancyIndex, vacancyIndex } from './vacancy-index.js'
 
 /** One employee of a vacancy's candidates, with the score 4.11 gives them for it. */
@@ -40,17 +40,18 @@ export interface VacancyCandidatesOptions {
  *
  * With skills_match the only weight, a 4.11 score is the skill coverage S_skills of the employee
  * for the vacancy (scoring-model.ts), which is what job matching ranks employees by for a job. So
- * the vacancies are scored as job matching scores jobs (`JobCandidateScorer`): the vacancy index's
- * weighted skills stand for the jobs, its employees' profiles are inverted into posting lists,
- * upper bounds are summed by the posting kernel, and only the employees whose bound reaches the
- * bar are scored exactly, by the same sums in the same order as 4.11 (the same numbers, to the
- * last bit). The bar is the k-th best score so far, but never above the strong score, so that
- * every strong candidate is scored and counted.
+ * the vacancies are scored as job matching scores jobs (`scoreJobs`: `JobCandidateScorer`, in the
+ * worker threads when there are many): the vacancy index's weighted skills stand for the jobs,
+ * its employees' profiles are inverted into posting lists, upper bounds are summed by the posting
+ * kernel, and only the employees whose bound reaches the bar are scored exactly, by the same sums
+ * in the same order as 4.11 (the same numbers, to the last bit). The bar is the k-th best score
+ * so far, but never above the strong score, so that every strong candidate is scored and counted.
  *
  * The geo rule is the scorer's mask: the vacancies are taken in groups that reach the same
  * employees (those within 50 km of the vacancy's place, and those whose own place is unknown; a
  * vacancy whose place is unknown reaches everyone), and for each group the mask holds them. An
- * employee out of reach is never scored, and never holds the bar down.
+ * employee out of reach is never scored, and never holds the bar down. The groups are scored one
+ * after another, so the mask changes only between them.
  */
 export async function vacancyCandidates(
   tenant: MatchingTenant,
@@ -68,7 +69,8 @@ export async function vacancyCandidates(
     await employeePlaces(tenant, index, employees.ids),
     LIMITS.vacancyMatching.defaultMaxGeoDistanceKm,
   )
-  const scorer = new JobCandidateScorer(vacancyMatchData(index), reach.mask, {
+  const data = vacancyMatchData(index)
+  const params: JobScoringParams = {
     threshold: prepared.query.min_score,
     k: Math.max(1, options.best),
     proficiencyMatching: index.features.proficiencyMatching,
@@ -76,7 +78,7 @@ export async function vacancyCandidates(
     minCriticalRatio: null,
     excludeOverqualified: false,
     countAbove: options.strongScore,
-  })
+  }
   // Vacancies that reach the same employees are scored one after another, on one mask.
   const groups = new Map<string, { places: number[] | null; vacancies: number[] }>()
   for (let vacancy = 0; vacancy < index.ids.length; vacancy++) {
@@ -89,18 +91,19 @@ export async function vacancyCandidates(
   const results: VacancyCandidates[] = new Array(index.ids.length)
   for (const group of groups.values()) {
     reach.select(group.places)
-    for (const vacancy of group.vacancies) {
-      const found = scorer.score(vacancy)
+    const table = await scoreJobs(data, group.vacancies, reach.mask, params, null)
+    group.vacancies.forEach((vacancy, slot) => {
+      const first = slot * table.k
       results[vacancy] = {
         vacancy_id: index.ids[vacancy] as string,
         title: index.titles[vacancy] as string,
-        best: Array.from(found.candidates, (employee, rank) => ({
-          employee_id: employees.ids[employee] as string,
-          score: found.scores[rank] as number,
+        best: Array.from({ length: table.count[slot] as number }, (_, rank) => ({
+          employee_id: employees.ids[table.candidate[first + rank] as number] as string,
+          score: table.score[first + rank] as number,
         })),
-        strong: found.above,
+        strong: table.above[slot] as number,
       }
-    }
+    })
   }
   return results
 }

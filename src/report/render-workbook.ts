@@ -204,7 +204,22 @@ function addSheet<T>(
   }))
   sheet.getRow(1).font = { bold: true }
   sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } }
-  for (const row of rows) sheet.addRow(columns.map((column) => column.value(row))).commit()
+  // One style object per column and kind of value, shared by the column's cells: exceljs keeps the
+  // style id of an object it has seen, where a cell's own copy is serialised again to be looked up.
+  const styles = columns.map(() => new Map<ExcelJS.ValueType, Partial<ExcelJS.Style>>())
+  for (const row of rows) {
+    const added = sheet.addRow(columns.map((column) => column.value(row)))
+    added.eachCell((cell, number) => {
+      const shared = styles[number - 1] as Map<ExcelJS.ValueType, Partial<ExcelJS.Style>>
+      let style = shared.get(cell.type)
+      if (!style) {
+        style = { ...cell.style }
+        shared.set(cell.type, style)
+      }
+      cell.style = style
+    })
+    added.commit()
+  }
   sheet.commit()
 }
 

@@ -88,9 +88,15 @@ function sameGrade(data: JobMatchData): PairFilterSpec {
 }
 
 /** The same jobs scored in this thread. */
-function inThread(data: JobMatchData, jobs: number[], mask: Uint8Array, pair: PairFilterSpec | null) {
-  const scorer = new JobCandidateScorer(data, mask, params, pair ? pairFilterOf(pair) : undefined)
-  const table = jobMatchesTable(jobs.length, params.k, false)
+function inThread(
+  data: JobMatchData,
+  jobs: number[],
+  mask: Uint8Array,
+  pair: PairFilterSpec | null,
+  scoring: JobScoringParams = params,
+) {
+  const scorer = new JobCandidateScorer(data, mask, scoring, pair ? pairFilterOf(pair) : undefined)
+  const table = jobMatchesTable(jobs.length, scoring.k, false)
   for (let slot = 0; slot < jobs.length; slot++) scorer.scoreInto(jobs[slot] as number, table, slot)
   return table
 }
@@ -101,6 +107,7 @@ const plain = (table: JobMatchesTable) => ({
   score: [...table.score],
   overqualified: [...table.overqualified],
   criticalRatio: [...table.criticalRatio],
+  above: [...table.above],
 })
 
 describe('the job matching worker pool', () => {
@@ -118,16 +125,21 @@ describe('the job matching worker pool', () => {
         out[employee] = employee % 5 === 0 ? 0 : 1
       return out
     }
-    for (const [data, pair] of [
-      [first, null],
-      [first, sameGrade(first)],
-      [second, null],
-      [first, null],
+    // The strong count (countAbove) as internal mobility asks for it.
+    const strong: JobScoringParams = { ...params, countAbove: 0.5 }
+    for (const [data, pair, scoring] of [
+      [first, null, params],
+      [first, sameGrade(first), params],
+      [second, null, params],
+      [first, null, params],
+      [first, null, strong],
     ] as const) {
       const jobs = everyJob(data).reverse()
-      const threads = await pool.score(data, jobs, mask(data), params, pair)
-      expect(plain(threads)).toEqual(plain(inThread(data, jobs, mask(data), pair)))
+      const threads = await pool.score(data, jobs, mask(data), scoring, pair)
+      expect(plain(threads)).toEqual(plain(inThread(data, jobs, mask(data), pair, scoring)))
     }
+    const counted = await pool.score(first, everyJob(first), mask(first), strong, null)
+    expect(Math.max(...counted.above)).toBeGreaterThan(params.k)
     expect(pool.healthy).toBe(true)
   })
 
