@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
+import { JobTitleIndex, type TitledJob } from '../extraction/job-titles.js'
 import { type CompiledVocabulary, SkillExtractor } from '../extraction/skill-extractor.js'
 import type { StemPairs } from '../extraction/text-tokens.js'
 import { deriveEmployeeProfile } from './employee-profile.js'
@@ -13,6 +14,8 @@ export interface DeriveWorkerSetup {
   stems: StemPairs
   jobs: [string, { skill_id: string; score: number }[]][]
   courses: [string, { skill_id: string; score: number }[]][]
+  /** The tenant's Jobs by title, for working histories' job titles. */
+  titledJobs: TitledJob[]
   asOf: string
 }
 
@@ -66,7 +69,11 @@ const timedExtractor: SkillFinder = {
 }
 const context = {
   extractor: timedExtractor,
-  referenced: { jobs: new Map(setup.jobs), courses: new Map(setup.courses) },
+  referenced: {
+    jobs: new Map(setup.jobs),
+    courses: new Map(setup.courses),
+    titles: new JobTitleIndex(setup.titledJobs),
+  },
   knownSkills: new Set(extractor.skillIds),
   asOf: setup.asOf,
 }

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads'
 import { listValue } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
 import { extractorFor, keepStems, vocabularySignature } from '../extraction/extractor-cache.js'
+import { JobTitleIndex, type TitledJob } from '../extraction/job-titles.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
 import type { StemPairs } from '../extraction/text-tokens.js'
 import { IsoDate } from '../schemas/index.js'
@@ -21,7 +22,7 @@ import {
   deriveJobProfile,
   deriveVacancyProfile,
 } from './entity-profiles.js'
-import { type EventInput, eventsOfRecords } from './evidence.js'
+import { type EventInput, eventsOfRecords, jobOfTitle } from './evidence.js'
 import { ProfileWriter } from './persist-profiles.js'
 import type { ProfileRows } from './profile-rows.js'
 
@@ -102,6 +103,11 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     [listOf(tenant.settings.vendors)],
   )
   const vocabularies: Record<string, string> = {}
+  // Working histories' job titles are read as the nearest Job (its profile is evidence).
+  const titledJobs: TitledJob[] = await database.all<{ job_id: string; title: string }>(
+    `SELECT external_id AS job_id, doc->>'$.title' AS title FROM jobs ORDER BY external_id`,
+  )
+  const titles = new JobTitleIndex(titledJobs)
   for (const { external_vendor: vendor } of vendors) {
     const vendorStarted = performance.now()
     vendorPhases = {}
@@ -231,7 +237,7 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     const derived = await deriveEmployees(
       database,
       employees,
-      { extractor, knownSkills, asOf, stored, jobProfiles, courseProfiles },
+      { extractor, knownSkills, asOf, stored, jobProfiles, courseProfiles, titles, titledJobs },
       writer,
       (done) => options.onProgress?.('employees', done, employees.length),
     )
@@ -276,7 +282,11 @@ async function dirtyEmployees(
   const referencing =
     dirtyJobs.length > 0 || dirtyCourses.length > 0
       ? `UNION SELECT employee_id FROM skill_events
-         WHERE list_contains($4, content->>'$.job_id') OR list_contains($5, content->>'$.course_id')`
+         WHERE list_contains($4, content->>'$.job_id') OR list_contains($5, content->>'$.course_id')
+         -- A working history's title stands for the nearest Job: when Jobs change, it may stand
+         -- for another one, or the same one with other skills.
+            OR (cardinality($4) > 0 AND event_type = 'working_history'
+                AND content->>'$.job_id' IS NULL AND content->>'$.job_title' IS NOT NULL)`
       : ''
   const rows = await database.all<{ employee_id: string }>(
     `SELECT external_id AS employee_id FROM employees WHERE change_seq > $1
@@ -306,6 +316,9 @@ interface EmployeeContext {
   /** Job and course profiles derived in this run (they take the place of the stored ones). */
   jobProfiles: ReadonlyMap<string, readonly ProfileSkill[]>
   courseProfiles: ReadonlyMap<string, readonly ProfileSkill[]>
+  /** The tenant's Jobs by title, for working histories' job titles. */
+  titles: JobTitleIndex
+  titledJobs: readonly TitledJob[]
 }
 
 /** Work of one derivation worker thread, as `DeriveResult.workers` reports it. */
@@ -328,7 +341,7 @@ async function deriveEmployees(
   let done = 0
   const parallel = employees.length >= PARALLEL_MIN_EMPLOYEES && WORKER.pathname.endsWith('.js')
   const pool = parallel ? await WorkerPool.start(await workerSetup(context)) : undefined
-  const referenced: Referenced = { jobs: new Map(), courses: new Map() }
+  const referenced: Referenced = { jobs: new Map(), courses: new Map(), titles: context.titles }
   try {
     let batch: EventBatch = { employees: [], counts: [], records: [] }
     const flush = async () => {
@@ -435,6 +448,7 @@ async function workerSetup(context: EmployeeContext): Promise<DeriveWorkerSetup>
     stems: context.extractor.stems.pairs(),
     jobs: entries('job', context.jobProfiles),
     courses: entries('course', context.courseProfiles),
+    titledJobs: [...context.titledJobs],
     asOf: context.asOf,
   }
 }
@@ -443,6 +457,7 @@ async function workerSetup(context: EmployeeContext): Promise<DeriveWorkerSetup>
 interface Referenced {
   jobs: Map<string, readonly ProfileSkill[]>
   courses: Map<string, readonly ProfileSkill[]>
+  titles: JobTitleIndex
 }
 
 /** Adds to `referenced` the jobs and courses these events name (this run's profiles, else the stored ones). */
@@ -453,10 +468,12 @@ async function loadReferenced(
 ) {
   const named = (event: EventInput) => {
     const { job_id: jobId, course_id: courseId } = event.content
-    // As evidenceOfEvent reads them: a job id first, a course id only without one.
+    // As evidenceOfEvent reads them: a job id first, a course id only without one, else the
+    // Job a working history's title stands for.
     if (typeof jobId === 'string') return { entityType: 'job' as const, id: jobId }
     if (typeof courseId === 'string') return { entityType: 'course' as const, id: courseId }
-    return undefined
+    const titled = jobOfTitle(event, referenced.titles)
+    return titled ? { entityType: 'job' as const, id: titled.job_id } : undefined
   }
   const wanted = { job: [] as string[], course: [] as string[] }
   for (const event of events) {
