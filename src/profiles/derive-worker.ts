@@ -14,8 +14,12 @@ export interface DeriveWorkerSetup {
   stems: StemPairs
   jobs: [string, { skill_id: string; score: number }[]][]
   courses: [string, { skill_id: string; score: number }[]][]
-  /** The tenant's Jobs by title, for working histories' job titles. */
-  titledJobs: TitledJob[]
+  /** The tenant's Jobs by title and their own skills, for working histories' job titles. */
+  roles:
+    | { titledJobs: TitledJob[]; skills: [string, readonly { skill_id: string; score: number }[]][] }
+    | undefined
+  /** Implied skills as evidence (see `DeriveOptions.implied`). */
+  implied: boolean
   asOf: string
 }
 
@@ -72,10 +76,13 @@ const context = {
   referenced: {
     jobs: new Map(setup.jobs),
     courses: new Map(setup.courses),
-    titles: new JobTitleIndex(setup.titledJobs),
+    ...(setup.roles
+      ? { roles: { titles: new JobTitleIndex(setup.roles.titledJobs), skills: new Map(setup.roles.skills) } }
+      : {}),
   },
   knownSkills: new Set(extractor.skillIds),
   asOf: setup.asOf,
+  implied: setup.implied,
 }
 let cpuAtStart: number | null | undefined
 

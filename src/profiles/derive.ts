@@ -22,7 +22,7 @@ import {
   deriveJobProfile,
   deriveVacancyProfile,
 } from './entity-profiles.js'
-import { type EventInput, eventsOfRecords, jobOfTitle } from './evidence.js'
+import { type EventInput, eventsOfRecords, type JobRoles } from './evidence.js'
 import { ProfileWriter } from './persist-profiles.js'
 import type { ProfileRows } from './profile-rows.js'
 
@@ -35,6 +35,12 @@ export interface DeriveOptions {
   asOf?: string
   /** Recompute every profile, not only those whose inputs changed. */
   full?: boolean
+  /**
+   * Take the skills texts imply and the Jobs working-history titles stand for as evidence
+   * (default). False derives employees from named skills and referenced Jobs and Courses only:
+   * the mention finder's derivation, which the derivation benchmark measures beside it.
+   */
+  implied?: boolean
   onProgress?: (stage: string, done: number, total: number) => void
 }
 
@@ -107,6 +113,7 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
   const titledJobs: TitledJob[] = await database.all<{ job_id: string; title: string }>(
     `SELECT external_id AS job_id, doc->>'$.title' AS title FROM jobs ORDER BY external_id`,
   )
+  const implied = options.implied !== false
   const titles = new JobTitleIndex(titledJobs)
   for (const { external_vendor: vendor } of vendors) {
     const vendorStarted = performance.now()
@@ -237,7 +244,18 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     const derived = await deriveEmployees(
       database,
       employees,
-      { extractor, knownSkills, asOf, stored, jobProfiles, courseProfiles, titles, titledJobs },
+      {
+        extractor,
+        knownSkills,
+        asOf,
+        stored,
+        jobProfiles,
+        courseProfiles,
+        roles: implied
+          ? { titledJobs, value: { titles, skills: await ownJobSkills(database, vendor, jobProfiles) } }
+          : undefined,
+        implied,
+      },
       writer,
       (done) => options.onProgress?.('employees', done, employees.length),
     )
@@ -316,9 +334,10 @@ interface EmployeeContext {
   /** Job and course profiles derived in this run (they take the place of the stored ones). */
   jobProfiles: ReadonlyMap<string, readonly ProfileSkill[]>
   courseProfiles: ReadonlyMap<string, readonly ProfileSkill[]>
-  /** The tenant's Jobs by title, for working histories' job titles. */
-  titles: JobTitleIndex
-  titledJobs: readonly TitledJob[]
+  /** The tenant's Jobs as roles, for working histories' job titles (none without implied skills). */
+  roles: { titledJobs: readonly TitledJob[]; value: JobRoles } | undefined
+  /** Implied skills as evidence (see `DeriveOptions.implied`). */
+  implied: boolean
 }
 
 /** Work of one derivation worker thread, as `DeriveResult.workers` reports it. */
@@ -341,7 +360,8 @@ async function deriveEmployees(
   let done = 0
   const parallel = employees.length >= PARALLEL_MIN_EMPLOYEES && WORKER.pathname.endsWith('.js')
   const pool = parallel ? await WorkerPool.start(await workerSetup(context)) : undefined
-  const referenced: Referenced = { jobs: new Map(), courses: new Map(), titles: context.titles }
+  const referenced: Referenced = { jobs: new Map(), courses: new Map() }
+  if (context.roles) referenced.roles = context.roles.value
   try {
     let batch: EventBatch = { employees: [], counts: [], records: [] }
     const flush = async () => {
@@ -448,16 +468,55 @@ async function workerSetup(context: EmployeeContext): Promise<DeriveWorkerSetup>
     stems: context.extractor.stems.pairs(),
     jobs: entries('job', context.jobProfiles),
     courses: entries('course', context.courseProfiles),
-    titledJobs: [...context.titledJobs],
+    roles: context.roles
+      ? { titledJobs: [...context.roles.titledJobs], skills: [...context.roles.value.skills] }
+      : undefined,
+    implied: context.implied,
     asOf: context.asOf,
   }
 }
+
+/**
+ * Each Job's own skills (see `JobRoles`): this run's profiles, else the stored ones; a skill is
+ * the Job's own when the Job's record is among its evidence.
+ */
+async function ownJobSkills(
+  database: TenantDatabase,
+  vendor: string,
+  fresh: ReadonlyMap<string, readonly ProfileSkill[]>,
+): Promise<Map<string, { skill_id: string; score: number }[]>> {
+  const own = new Map<string, { skill_id: string; score: number }[]>()
+  const rows = await database.all<{ entity_id: string; skill_id: string; score: number; evidence: string }>(
+    `SELECT entity_id, skill_id, score, evidence::VARCHAR AS evidence FROM profile_skills
+     WHERE external_vendor = $1 AND entity_type = 'job' ORDER BY entity_id, score DESC, skill_id`,
+    [vendor],
+  )
+  for (const row of rows) {
+    if (fresh.has(row.entity_id)) continue
+    const evidence = JSON.parse(row.evidence) as { event_type: string }[]
+    if (!evidence.some((item) => item.event_type === JOB_OWN_EVIDENCE)) continue
+    const list = own.get(row.entity_id)
+    if (list) list.push({ skill_id: row.skill_id, score: row.score })
+    else own.set(row.entity_id, [{ skill_id: row.skill_id, score: row.score }])
+  }
+  for (const [jobId, skills] of fresh)
+    own.set(
+      jobId,
+      skills
+        .filter((skill) => skill.evidence.some((item) => item.event_type === JOB_OWN_EVIDENCE))
+        .map((skill) => ({ skill_id: skill.skill_id, score: skill.score })),
+    )
+  return own
+}
+
+/** The evidence type of a Job's own record in its profile (its family's is job_family_profile_data). */
+const JOB_OWN_EVIDENCE = 'job_profile_data'
 
 /** Jobs and courses by id, with the skills events that name them hand on. */
 interface Referenced {
   jobs: Map<string, readonly ProfileSkill[]>
   courses: Map<string, readonly ProfileSkill[]>
-  titles: JobTitleIndex
+  roles?: JobRoles
 }
 
 /** Adds to `referenced` the jobs and courses these events name (this run's profiles, else the stored ones). */
@@ -468,12 +527,10 @@ async function loadReferenced(
 ) {
   const named = (event: EventInput) => {
     const { job_id: jobId, course_id: courseId } = event.content
-    // As evidenceOfEvent reads them: a job id first, a course id only without one, else the
-    // Job a working history's title stands for.
+    // As evidenceOfEvent reads them: a job id first, a course id only without one.
     if (typeof jobId === 'string') return { entityType: 'job' as const, id: jobId }
     if (typeof courseId === 'string') return { entityType: 'course' as const, id: courseId }
-    const titled = jobOfTitle(event, referenced.titles)
-    return titled ? { entityType: 'job' as const, id: titled.job_id } : undefined
+    return undefined
   }
   const wanted = { job: [] as string[], course: [] as string[] }
   for (const event of events) {

@@ -64,9 +64,14 @@ describe('a working history job title in derivation', () => {
 
   beforeAll(async () => {
     tenant = await createOpenTenant(join(temp.dir, 'data'))
+    // The family governs a skill its jobs inherit: the family is broader than the role.
+    await ingest('job_families', [
+      { external_id: 'jf-ops', name: 'Operations', skills: [{ skill_id: 'skl-forklift-operation' }] },
+    ])
     await ingest('jobs', [
       {
         external_id: 'job-country',
+        job_family_id: 'jf-ops',
         title: 'Country Manager',
         description:
           'Full P&L responsibility for the country. Budgeting and forecasting, people management of the site managers, stakeholder management.',
@@ -90,7 +95,7 @@ describe('a working history job title in derivation', () => {
     temp.cleanup()
   })
 
-  it('gives "Directeur pays" and "Country Manager" the same skills, those of the Country Manager Job, weaker', async () => {
+  it('gives "Directeur pays" and "Country Manager" the same skills, the Country Manager Job\'s own ones, weaker', async () => {
     const jobSkills = await tenant.database.all<{ skill_id: string; score: number }>(
       `SELECT skill_id, score FROM profile_skills WHERE entity_type = 'job' AND entity_id = 'job-country'`,
     )
@@ -103,6 +108,8 @@ describe('a working history job title in derivation', () => {
       expect(skill.score).toBeLessThanOrEqual(best)
     }
     expect(TITLE_WEIGHT).toBeLessThan(0.9)
+    expect(jobSkills.map((skill) => skill.skill_id)).toContain('skl-forklift-operation')
+    expect(ann.map((skill) => skill.skill_id)).not.toContain('skl-forklift-operation')
   })
 
   it('gives a title that is no Job of the tenant no role skills', async () => {
