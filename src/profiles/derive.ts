@@ -303,8 +303,8 @@ async function dirtyEmployees(
          WHERE list_contains($4, content->>'$.job_id') OR list_contains($5, content->>'$.course_id')
          -- A working history's title stands for the nearest Job: when Jobs change, it may stand
          -- for another one, or the same one with other skills.
-            OR (cardinality($4) > 0 AND event_type = 'working_history'
-                AND content->>'$.job_id' IS NULL AND content->>'$.job_title' IS NOT NULL)`
+            OR (len($4) > 0 AND event_type = 'working_history'
+                AND (content->>'$.job_id') IS NULL AND (content->>'$.job_title') IS NOT NULL)`
       : ''
   const rows = await database.all<{ employee_id: string }>(
     `SELECT external_id AS employee_id FROM employees WHERE change_seq > $1

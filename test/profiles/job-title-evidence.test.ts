@@ -112,6 +112,23 @@ describe('a working history job title in derivation', () => {
     expect(ann.map((skill) => skill.skill_id)).not.toContain('skl-forklift-operation')
   })
 
+  it('derives the titled working histories again when a Job changes', async () => {
+    const before = await skillsOf('ann')
+    await ingest('jobs', [
+      {
+        external_id: 'job-country',
+        job_family_id: 'jf-ops',
+        title: 'Country Manager',
+        description: 'Full P&L responsibility for the country and contract negotiation with key accounts.',
+      },
+    ])
+    const result = await deriveProfiles({ tenant, asOf: '2026-06-30' })
+    expect(result.vendors[0]?.recomputed.employees).toBeGreaterThanOrEqual(2)
+    const after = await skillsOf('ann')
+    expect(after).not.toEqual(before)
+    expect(after).toEqual(await skillsOf('ben'))
+  })
+
   it('gives a title that is no Job of the tenant no role skills', async () => {
     const roleSkills = (
       await tenant.database.all<{ skill_id: string }>(
