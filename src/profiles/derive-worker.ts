@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
+import { JobTitleIndex, type TitledJob } from '../extraction/job-titles.js'
 import { type CompiledVocabulary, SkillExtractor } from '../extraction/skill-extractor.js'
 import type { StemPairs } from '../extraction/text-tokens.js'
 import { deriveEmployeeProfile } from './employee-profile.js'
@@ -13,6 +14,12 @@ export interface DeriveWorkerSetup {
   stems: StemPairs
   jobs: [string, { skill_id: string; score: number }[]][]
   courses: [string, { skill_id: string; score: number }[]][]
+  /** The tenant's Jobs by title and their own skills, for working histories' job titles. */
+  roles:
+    | { titledJobs: TitledJob[]; skills: [string, readonly { skill_id: string; score: number }[]][] }
+    | undefined
+  /** Implied skills as evidence (see `DeriveOptions.implied`). */
+  implied: boolean
   asOf: string
 }
 
@@ -66,9 +73,16 @@ const timedExtractor: SkillFinder = {
 }
 const context = {
   extractor: timedExtractor,
-  referenced: { jobs: new Map(setup.jobs), courses: new Map(setup.courses) },
+  referenced: {
+    jobs: new Map(setup.jobs),
+    courses: new Map(setup.courses),
+    ...(setup.roles
+      ? { roles: { titles: new JobTitleIndex(setup.roles.titledJobs), skills: new Map(setup.roles.skills) } }
+      : {}),
+  },
   knownSkills: new Set(extractor.skillIds),
   asOf: setup.asOf,
+  implied: setup.implied,
 }
 let cpuAtStart: number | null | undefined
 

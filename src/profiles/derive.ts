@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads'
 import { listValue } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
 import { extractorFor, keepStems, vocabularySignature } from '../extraction/extractor-cache.js'
+import { JobTitleIndex, type TitledJob } from '../extraction/job-titles.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
 import type { StemPairs } from '../extraction/text-tokens.js'
 import { IsoDate } from '../schemas/index.js'
@@ -21,7 +22,7 @@ import {
   deriveJobProfile,
   deriveVacancyProfile,
 } from './entity-profiles.js'
-import { type EventInput, eventsOfRecords } from './evidence.js'
+import { type EventInput, eventsOfRecords, type JobRoles } from './evidence.js'
 import { ProfileWriter } from './persist-profiles.js'
 import type { ProfileRows } from './profile-rows.js'
 
@@ -34,6 +35,12 @@ export interface DeriveOptions {
   asOf?: string
   /** Recompute every profile, not only those whose inputs changed. */
   full?: boolean
+  /**
+   * Take the skills texts imply and the Jobs working-history titles stand for as evidence
+   * (default). False derives employees from named skills and referenced Jobs and Courses only:
+   * the mention finder's derivation, which the derivation benchmark measures beside it.
+   */
+  implied?: boolean
   onProgress?: (stage: string, done: number, total: number) => void
 }
 
@@ -103,6 +110,12 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     [listOf(tenant.settings.vendors)],
   )
   const vocabularies: Record<string, string> = {}
+  // Working histories' job titles are read as the nearest Job (its profile is evidence).
+  const titledJobs: TitledJob[] = await database.all<{ job_id: string; title: string }>(
+    `SELECT external_id AS job_id, doc->>'$.title' AS title FROM jobs ORDER BY external_id`,
+  )
+  const implied = options.implied !== false
+  const titles = new JobTitleIndex(titledJobs)
   for (const { external_vendor: vendor } of vendors) {
     const vendorStarted = performance.now()
     vendorPhases = {}
@@ -232,7 +245,18 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     const derived = await deriveEmployees(
       database,
       employees,
-      { extractor, knownSkills, asOf, stored, jobProfiles, courseProfiles },
+      {
+        extractor,
+        knownSkills,
+        asOf,
+        stored,
+        jobProfiles,
+        courseProfiles,
+        roles: implied
+          ? { titledJobs, value: { titles, skills: await ownJobSkills(database, vendor, jobProfiles) } }
+          : undefined,
+        implied,
+      },
       writer,
       (done) => options.onProgress?.('employees', done, employees.length),
     )
@@ -277,7 +301,11 @@ async function dirtyEmployees(
   const referencing =
     dirtyJobs.length > 0 || dirtyCourses.length > 0
       ? `UNION SELECT employee_id FROM skill_events
-         WHERE list_contains($4, content->>'$.job_id') OR list_contains($5, content->>'$.course_id')`
+         WHERE list_contains($4, content->>'$.job_id') OR list_contains($5, content->>'$.course_id')
+         -- A working history's title stands for the nearest Job: when Jobs change, it may stand
+         -- for another one, or the same one with other skills.
+            OR (len($4) > 0 AND event_type = 'working_history'
+                AND (content->>'$.job_id') IS NULL AND (content->>'$.job_title') IS NOT NULL)`
       : ''
   const rows = await database.all<{ employee_id: string }>(
     `SELECT external_id AS employee_id FROM employees WHERE change_seq > $1
@@ -307,6 +335,10 @@ interface EmployeeContext {
   /** Job and course profiles derived in this run (they take the place of the stored ones). */
   jobProfiles: ReadonlyMap<string, readonly ProfileSkill[]>
   courseProfiles: ReadonlyMap<string, readonly ProfileSkill[]>
+  /** The tenant's Jobs as roles, for working histories' job titles (none without implied skills). */
+  roles: { titledJobs: readonly TitledJob[]; value: JobRoles } | undefined
+  /** Implied skills as evidence (see `DeriveOptions.implied`). */
+  implied: boolean
 }
 
 /** Work of one derivation worker thread, as `DeriveResult.workers` reports it. */
@@ -330,6 +362,7 @@ async function deriveEmployees(
   const parallel = employees.length >= PARALLEL_MIN_EMPLOYEES && WORKER.pathname.endsWith('.js')
   const pool = parallel ? await WorkerPool.start(await workerSetup(context)) : undefined
   const referenced: Referenced = { jobs: new Map(), courses: new Map() }
+  if (context.roles) referenced.roles = context.roles.value
   try {
     let batch: EventBatch = { employees: [], counts: [], records: [] }
     const flush = async () => {
@@ -436,14 +469,55 @@ async function workerSetup(context: EmployeeContext): Promise<DeriveWorkerSetup>
     stems: context.extractor.stems.pairs(),
     jobs: entries('job', context.jobProfiles),
     courses: entries('course', context.courseProfiles),
+    roles: context.roles
+      ? { titledJobs: [...context.roles.titledJobs], skills: [...context.roles.value.skills] }
+      : undefined,
+    implied: context.implied,
     asOf: context.asOf,
   }
 }
+
+/**
+ * Each Job's own skills (see `JobRoles`): this run's profiles, else the stored ones; a skill is
+ * the Job's own when the Job's record is among its evidence.
+ */
+async function ownJobSkills(
+  database: TenantDatabase,
+  vendor: string,
+  fresh: ReadonlyMap<string, readonly ProfileSkill[]>,
+): Promise<Map<string, { skill_id: string; score: number }[]>> {
+  const own = new Map<string, { skill_id: string; score: number }[]>()
+  const rows = await database.all<{ entity_id: string; skill_id: string; score: number; evidence: string }>(
+    `SELECT entity_id, skill_id, score, evidence::VARCHAR AS evidence FROM profile_skills
+     WHERE external_vendor = $1 AND entity_type = 'job' ORDER BY entity_id, score DESC, skill_id`,
+    [vendor],
+  )
+  for (const row of rows) {
+    if (fresh.has(row.entity_id)) continue
+    const evidence = JSON.parse(row.evidence) as { event_type: string }[]
+    if (!evidence.some((item) => item.event_type === JOB_OWN_EVIDENCE)) continue
+    const list = own.get(row.entity_id)
+    if (list) list.push({ skill_id: row.skill_id, score: row.score })
+    else own.set(row.entity_id, [{ skill_id: row.skill_id, score: row.score }])
+  }
+  for (const [jobId, skills] of fresh)
+    own.set(
+      jobId,
+      skills
+        .filter((skill) => skill.evidence.some((item) => item.event_type === JOB_OWN_EVIDENCE))
+        .map((skill) => ({ skill_id: skill.skill_id, score: skill.score })),
+    )
+  return own
+}
+
+/** The evidence type of a Job's own record in its profile (its family's is job_family_profile_data). */
+const JOB_OWN_EVIDENCE = 'job_profile_data'
 
 /** Jobs and courses by id, with the skills events that name them hand on. */
 interface Referenced {
   jobs: Map<string, readonly ProfileSkill[]>
   courses: Map<string, readonly ProfileSkill[]>
+  roles?: JobRoles
 }
 
 /** Adds to `referenced` the jobs and courses these events name (this run's profiles, else the stored ones). */

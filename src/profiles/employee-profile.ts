@@ -77,13 +77,17 @@ export function deriveEmployeeProfile(
     referenced: ReferencedProfiles
     knownSkills: ReadonlySet<string>
     asOf: string
+    /** Implied skills as evidence (default true; see `evidenceOfEvent`). */
+    implied?: boolean
   },
 ): DerivedProfile {
   const today = toDay(context.asOf)
   const current = events.filter((event) => toDay(event.timestamp) <= today)
   const evidence = new Map<string, Evidence[]>()
   for (const event of current) {
-    for (const item of evidenceOfEvent(event, context.extractor, context.referenced, context.knownSkills)) {
+    for (const item of evidenceOfEvent(event, context.extractor, context.referenced, context.knownSkills, {
+      implied: context.implied !== false,
+    })) {
       const list = evidence.get(item.skill_id)
       if (list) list.push(item)
       else evidence.set(item.skill_id, [item])

@@ -1,3 +1,4 @@
+import type { JobTitleIndex, NearestJob } from '../extraction/job-titles.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
 
 /** What evidence needs of an extractor: the skills of a text with their scores. */
@@ -34,6 +35,18 @@ export interface Evidence {
 export interface ReferencedProfiles {
   jobs: ReadonlyMap<string, readonly { skill_id: string; score: number }[]>
   courses: ReadonlyMap<string, readonly { skill_id: string; score: number }[]>
+  /** The tenant's Jobs as roles: a working history's job_title takes the nearest Job's skills. */
+  roles?: JobRoles
+}
+
+/**
+ * The tenant's Jobs by title, and each Job's own skills: those it governs and those its title
+ * and description name, not those it inherits from its family (a title names the role; the
+ * family is broader).
+ */
+export interface JobRoles {
+  titles: JobTitleIndex
+  skills: ReadonlyMap<string, readonly { skill_id: string; score: number }[]>
 }
 
 /**
@@ -64,6 +77,23 @@ export const KIND_WEIGHTS: Record<string, number> = {
 export const IMPLIED_WEIGHT = 0.3
 export const IMPLIED_PER_TEXT = 3
 export const IMPLIED_MIN_CONFIDENCE = 0.5
+/**
+ * A working history's job_title implies the skills of the role: the own skills of the tenant's
+ * Job whose title is nearest (in any of the four languages; see `JobRoles`) are evidence, weaker
+ * than a Job the event names by job_id (0.9): each skill's score times this weight times the
+ * titles' similarity. A
+ * title that is exactly a Job's puts the Job's strongest skills on the profile; the others need
+ * one more piece of evidence.
+ */
+export const TITLE_WEIGHT = 0.5
+
+/** The Job a working history's job_title stands for, when it names no Job by job_id. */
+export function jobOfTitle(event: EventInput, titles: JobTitleIndex | undefined): NearestJob | undefined {
+  const c = event.content
+  if (titles === undefined || event.event_type !== 'working_history' || typeof c.job_id === 'string') return
+  return typeof c.job_title === 'string' ? titles.nearest(c.job_title) : undefined
+}
+
 /**
  * The events whose text describes work done (what a recruiter infers skills from); tickets,
  * merge requests, certificates, learning and goals name their subject, or are intentions.
@@ -197,6 +227,12 @@ export function evidenceOfEvent(
         ? referenced.courses.get(c.course_id)
         : undefined
   for (const skill of referencedSkills ?? []) add(skill.skill_id, Math.min(1, skill.score) * 0.9)
+  const titled = jobOfTitle(event, referenced.roles?.titles)
+  if (titled) {
+    const weight = TITLE_WEIGHT * titled.similarity
+    for (const skill of referenced.roles?.skills.get(titled.job_id) ?? [])
+      add(skill.skill_id, Math.min(1, skill.score) * weight)
+  }
   if (event.event_type === 'skill_notes' && typeof c.skill_id === 'string' && knownSkills.has(c.skill_id)) {
     add(c.skill_id, 1, typeof c.proficiency_level === 'number' ? c.proficiency_level : undefined)
   }
