@@ -10,7 +10,7 @@ export default class Demo extends SkillhouseCommand {
     'Creates the `demo` tenant (if it does not exist yet) in the data directory, loads the postal codes its addresses use (a GeoNames extract, fixtures/postal-codes) and runs the nightly job with fixtures/demo as its inbox. Safe to run again: unchanged input changes nothing.'
   static override examples = [
     '<%= config.bin %> demo',
-    '<%= config.bin %> demo --out /tmp/demo-out --data-dir /tmp/demo-data',
+    '<%= config.bin %> demo --out demo-out --data-dir demo-data',
   ]
   static override flags = {
     out: Flags.string({ description: 'where the outputs go', default: 'out/demo' }),

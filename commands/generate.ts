@@ -9,8 +9,8 @@ export default class Generate extends SkillhouseCommand {
   static override description =
     'The same options and seed give the same bytes. Texts are made of the default vocabulary, so extraction finds skills in them. Ingest the folder with `skillhouse ingest DIR`.'
   static override examples = [
-    '<%= config.bin %> generate --employees 500 --seed 7 --out /tmp/skillhouse-tenant-500',
-    '<%= config.bin %> generate --employees 2000 --events 20000 --jobs 200 --vacancies 400 --events-format csv --seed 1 --out /tmp/skillhouse-tenant-2k',
+    '<%= config.bin %> generate --employees 500 --seed 7 --out generated-500',
+    '<%= config.bin %> generate --employees 2000 --events 20000 --jobs 200 --vacancies 400 --events-format csv --seed 1 --out generated-2k',
   ]
   static override flags = {
     employees: Flags.integer({ description: 'number of employees', default: 300, min: 1, max: 10_000_000 }),

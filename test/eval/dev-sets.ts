@@ -11,9 +11,13 @@ export interface DevSentence {
 
 export type DevSetName = 'house' | 'tech'
 
-/** The folder of the public dev sets, beside the repository; undefined when it is not there. */
+/**
+ * The folder of the public dev sets: `SKILLHOUSE_EVAL_DATA`, else `shared/data/skill-extraction-dev`
+ * beside the repository; undefined when it is not there.
+ */
 export function devSetFolder(): string | undefined {
-  const folder = join(projectRoot(), '..', 'shared', 'data', 'skill-extraction-dev')
+  const folder =
+    process.env.SKILLHOUSE_EVAL_DATA ?? join(projectRoot(), '..', 'shared', 'data', 'skill-extraction-dev')
   return existsSync(join(folder, 'esco', 'skills_en.csv')) ? folder : undefined
 }
 
