@@ -57,7 +57,7 @@ describe('access tokens on every route', () => {
     temp.cleanup()
   })
 
-  it('registers the endpoints of this session under the base URL', () => {
+  it('registers the endpoints of sections 4.1–4.13 and the resource pattern under the base URL', () => {
     const paths = server.app.routes.map((route) => `${route.method} ${route.path}`)
     for (const expected of [
       'POST /taxonomy/domains',
