@@ -89,6 +89,16 @@ export const errors = {
   unprocessable: (descriptions: string | string[]) => new SkillhouseError(422, descriptions),
   unavailable: (description: string) => new SkillhouseError(503, description),
   internal: (description: string) => new SkillhouseError(500, description),
+
+  // Authentication, access tokens and OAuth clients (section 3).
+
+  // Entities, their records and skill events (sections 4.1–4.9).
+
+  // Taxonomy (section 4.13).
+
+  // Analytics: gaps, previews and exports.
+
+  // Webhooks (section 6).
 }
 
 export function isSkillhouseError(error: unknown): error is SkillhouseError {
