@@ -90,11 +90,11 @@ export const errors = {
   unavailable: (description: string) => new SkillhouseError(503, description),
   internal: (description: string) => new SkillhouseError(500, description),
 
-  // Authentication, access tokens and OAuth clients (section 3).
+  // Authentication, access tokens and OAuth clients (section 5).
 
-  // Entities, their records and skill events (sections 4.1–4.9).
+  // Entities, their records and skill events (sections 2 and 4).
 
-  // Taxonomy (section 4.13).
+  // Taxonomy: domains, subdomains, skills and custom properties (sections 2.2, 2.3, 2.9).
 
   // Analytics: gaps, previews and exports.
 
