@@ -305,14 +305,14 @@ async function writeSkillEvents(
   if (format === 'csv') out.header('employee_id,external_id,event_type,timestamp,source,content')
   for (let index = 0; index < counts.events; index++) {
     // Events go round the employees so that every employee has some, in a mixed order.
-    const e = (index * 7919) % counts.employees
-    const lang = random.chance(0.7) ? (employees.lang[e] as Lang) : 'en'
-    const own = jobSkills[employees.job[e] as number] as SampleSkill[]
+    const employee = (index * 7919) % counts.employees
+    const lang = random.chance(0.7) ? (employees.lang[employee] as Lang) : 'en'
+    const own = jobSkills[employees.job[employee] as number] as SampleSkill[]
     const pool = random.chance(0.8) ? own : random.pick(clusters)
     const type = random.weighted(EVENT_TYPES, EVENT_WEIGHTS)
     const day = random.int(4000)
     const event = {
-      employee_id: `emp-${e}`,
+      employee_id: `emp-${employee}`,
       external_id: `ev-${index}`,
       event_type: type,
       timestamp: isoDate(2015, day),

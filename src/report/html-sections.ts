@@ -64,23 +64,26 @@ export async function overviewSection(
   }
 }
 
-function overviewTable(o: Overview, format: LocaleFormat): string {
+function overviewTable(overview: Overview, format: LocaleFormat): string {
   return table(
     ['Figure', 'Value'],
     [
-      ['Employees', format.count(o.employees)],
-      ['Jobs', format.count(o.jobs)],
-      ['Vacancies (open)', `${format.count(o.vacancies)} (${format.count(o.open_vacancies)})`],
-      ['Skills in use', format.count(o.skills_in_use)],
+      ['Employees', format.count(overview.employees)],
+      ['Jobs', format.count(overview.jobs)],
+      ['Vacancies (open)', `${format.count(overview.vacancies)} (${format.count(overview.open_vacancies)})`],
+      ['Skills in use', format.count(overview.skills_in_use)],
       [
         'Low data availability (employees in units)',
-        o.employees_in_units > 0
-          ? `${format.share(o.low_data_in_units / o.employees_in_units)} (${format.count(o.low_data_in_units)} of ${format.count(o.employees_in_units)})`
+        overview.employees_in_units > 0
+          ? `${format.share(overview.low_data_in_units / overview.employees_in_units)} (${format.count(overview.low_data_in_units)} of ${format.count(overview.employees_in_units)})`
           : '–',
       ],
-      ['Employees with a derived profile', format.count(o.employees_with_profile)],
-      ['Latest skill event', o.latest_event ? format.day(o.latest_event) : 'none'],
-      ['Last derivation (as of)', o.derived_as_of ? format.day(o.derived_as_of) : 'not derived yet'],
+      ['Employees with a derived profile', format.count(overview.employees_with_profile)],
+      ['Latest skill event', overview.latest_event ? format.day(overview.latest_event) : 'none'],
+      [
+        'Last derivation (as of)',
+        overview.derived_as_of ? format.day(overview.derived_as_of) : 'not derived yet',
+      ],
     ].map(([label, value]) => [text(label as string), number(value as string)]),
   )
 }

@@ -28,22 +28,22 @@ export type Figure = [string, string | number | Date | null]
 
 /** The overview's figures, dates as dates. */
 export function overviewFigures(data: ReportData): Figure[] {
-  const o = data.overview
+  const overview = data.overview
   return [
     ['Tenant', data.tenant],
     ['As of', dateOf(data.as_of)],
     ['Vocabulary vendor', data.vendor],
     ['Vocabulary language', data.language],
-    ['Employees', o.employees],
-    ['Jobs', o.jobs],
-    ['Vacancies', o.vacancies],
-    ['Open vacancies', o.open_vacancies],
-    ['Skills in use', o.skills_in_use],
-    ['Employees in organisational units', o.employees_in_units],
-    ['Of them with low data availability', o.low_data_in_units],
-    ['Employees with a derived profile', o.employees_with_profile],
-    ['Latest skill event', o.latest_event ? dateOf(o.latest_event) : null],
-    ['Last derivation as of', o.derived_as_of ? dateOf(o.derived_as_of) : null],
+    ['Employees', overview.employees],
+    ['Jobs', overview.jobs],
+    ['Vacancies', overview.vacancies],
+    ['Open vacancies', overview.open_vacancies],
+    ['Skills in use', overview.skills_in_use],
+    ['Employees in organisational units', overview.employees_in_units],
+    ['Of them with low data availability', overview.low_data_in_units],
+    ['Employees with a derived profile', overview.employees_with_profile],
+    ['Latest skill event', overview.latest_event ? dateOf(overview.latest_event) : null],
+    ['Last derivation as of', overview.derived_as_of ? dateOf(overview.derived_as_of) : null],
   ]
 }
 
