@@ -181,7 +181,8 @@ export interface PostalImportSummary {
 
 const MAX_REJECTS_SHOWN = 20
 
-interface Accumulated {
+/** A postal code with the sum of the coordinates of the places it is listed with. */
+interface PostalCodeSum {
   country: string
   code: string
   place: string | null
@@ -207,7 +208,7 @@ export async function importPostalCodes(
 ): Promise<PostalImportSummary> {
   const started = performance.now()
   const files = planFiles(paths)
-  const codes = new Map<string, Accumulated>()
+  const codes = new Map<string, PostalCodeSum>()
   const summaries: PostalImportFile[] = []
   for (const path of files) {
     options.onFile?.(path)
@@ -275,7 +276,8 @@ function planFiles(paths: readonly string[]): string[] {
   return files
 }
 
-async function readPostalFile(path: string, codes: Map<string, Accumulated>): Promise<PostalImportFile> {
+/** Reads one postal-code file into `codes`, and sums up what it read and rejected. */
+async function readPostalFile(path: string, codes: Map<string, PostalCodeSum>): Promise<PostalImportFile> {
   const file = basename(path)
   const summary: PostalImportFile = {
     file: path,
@@ -286,10 +288,6 @@ async function readPostalFile(path: string, codes: Map<string, Accumulated>): Pr
     countries: [],
     rejects: [],
   }
-  const reject = (line: number, reason: string) => {
-    summary.rows_rejected++
-    if (summary.rejects.length < MAX_REJECTS_SHOWN) summary.rejects.push({ line, reason })
-  }
   const seen = new Set<string>()
   const countries = new Set<string>()
   const lines = createInterface({
@@ -298,6 +296,8 @@ async function readPostalFile(path: string, codes: Map<string, Accumulated>): Pr
   })
   let lineNumber = 0
   let tabs = false
+  // One row object, filled again by every line: the import reads millions of lines.
+  const row: PostalRow = { country: '', code: '', place: null, state: null, lat: 0, lng: 0 }
   for await (const rawLine of lines) {
     lineNumber++
     const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, '') : rawLine
@@ -305,65 +305,102 @@ async function readPostalFile(path: string, codes: Map<string, Accumulated>): Pr
       tabs = line.includes('\t')
       summary.format = tabs ? 'geonames_txt' : 'csv'
       if (!tabs) {
-        const header = line.split(',').map((name) => name.trim().toLowerCase())
-        if (header.join(',') !== GEONAMES_CSV_HEADER.join(',')) {
-          throw errors.unprocessable(
-            `${file}: line 1 must be the GeoNames postal-code header ${GEONAMES_CSV_HEADER.join(',')}; got ${line.slice(0, 200)}`,
-          )
-        }
+        checkCsvHeader(line, file)
         continue
       }
     }
     if (line.trim() === '') continue
     summary.rows_read++
-    const fields = tabs ? line.split('\t') : line.split(',')
-    // CSV: country, code, place (may hold unquoted commas), 6 admin fields, latitude, longitude.
-    // GeoNames txt: country, code, place, 6 admin fields, latitude, longitude, accuracy.
-    const minimum = tabs ? 11 : GEONAMES_CSV_HEADER.length
-    if (fields.length < minimum) {
-      reject(lineNumber, `expected ${minimum} fields; got ${fields.length}`)
+    const problem = parsePostalRow(line, tabs, row)
+    if (problem !== undefined) {
+      summary.rows_rejected++
+      if (summary.rejects.length < MAX_REJECTS_SHOWN)
+        summary.rejects.push({ line: lineNumber, reason: problem })
       continue
     }
-    const extra = tabs ? 0 : fields.length - GEONAMES_CSV_HEADER.length
-    const country = (fields[0] ?? '').trim().toUpperCase()
-    const code = postalKey(fields[1] ?? '')
-    const place = (tabs ? fields[2] : fields.slice(2, 3 + extra).join(','))?.trim() || null
-    const state = (fields[3 + extra] ?? '').trim() || null
-    const latText = (fields[9 + extra] ?? '').trim()
-    const lngText = (fields[10 + extra] ?? '').trim()
-    const lat = Number(latText)
-    const lng = Number(lngText)
-    if (!/^[A-Z]{2}$/.test(country)) {
-      reject(lineNumber, `country_code must be an ISO 3166-1 alpha-2 code; got '${fields[0] ?? ''}'`)
-      continue
-    }
-    if (code === '' || code.length > 20) {
-      reject(lineNumber, `zipcode must be 1 to 20 characters; got '${fields[1] ?? ''}'`)
-      continue
-    }
-    if (latText === '' || !Number.isFinite(lat) || lat < -90 || lat > 90) {
-      reject(lineNumber, `latitude must be a number from -90 to 90; got '${latText}'`)
-      continue
-    }
-    if (lngText === '' || !Number.isFinite(lng) || lng < -180 || lng > 180) {
-      reject(lineNumber, `longitude must be a number from -180 to 180; got '${lngText}'`)
-      continue
-    }
-    const key = `${country}\t${code}`
+    const key = `${row.country}\t${row.code}`
     seen.add(key)
-    countries.add(country)
-    const known = codes.get(key)
-    if (known) {
-      known.latSum += lat
-      known.lngSum += lng
-      known.places++
-    } else {
-      codes.set(key, { country, code, place, state, latSum: lat, lngSum: lng, places: 1, source: file })
-    }
+    countries.add(row.country)
+    addPlace(codes, key, row, file)
   }
   summary.codes = seen.size
   summary.countries = [...countries].sort()
   return summary
+}
+
+/** A CSV file must begin with the GeoNames postal-code header. */
+function checkCsvHeader(line: string, file: string): void {
+  const header = line.split(',').map((name) => name.trim().toLowerCase())
+  if (header.join(',') !== GEONAMES_CSV_HEADER.join(',')) {
+    throw errors.unprocessable(
+      `${file}: line 1 must be the GeoNames postal-code header ${GEONAMES_CSV_HEADER.join(',')}; got ${line.slice(0, 200)}`,
+    )
+  }
+}
+
+/** A place of a postal code, as a row of a postal-code file gives it. */
+interface PostalRow {
+  country: string
+  code: string
+  place: string | null
+  state: string | null
+  lat: number
+  lng: number
+}
+
+/**
+ * Reads the place a row gives into `row`, or answers the reason the row is rejected. CSV: country, code, place (may hold
+ * unquoted commas), 6 admin fields, latitude, longitude. GeoNames txt (`tabs`): country, code,
+ * place, 6 admin fields, latitude, longitude, accuracy.
+ */
+function parsePostalRow(line: string, tabs: boolean, row: PostalRow): string | undefined {
+  const fields = tabs ? line.split('\t') : line.split(',')
+  const minimum = tabs ? 11 : GEONAMES_CSV_HEADER.length
+  if (fields.length < minimum) return `expected ${minimum} fields; got ${fields.length}`
+  const extra = tabs ? 0 : fields.length - GEONAMES_CSV_HEADER.length
+  const country = (fields[0] ?? '').trim().toUpperCase()
+  const code = postalKey(fields[1] ?? '')
+  const place = (tabs ? fields[2] : fields.slice(2, 3 + extra).join(','))?.trim() || null
+  const state = (fields[3 + extra] ?? '').trim() || null
+  const latText = (fields[9 + extra] ?? '').trim()
+  const lngText = (fields[10 + extra] ?? '').trim()
+  const lat = Number(latText)
+  const lng = Number(lngText)
+  if (!/^[A-Z]{2}$/.test(country))
+    return `country_code must be an ISO 3166-1 alpha-2 code; got '${fields[0] ?? ''}'`
+  if (code === '' || code.length > 20) return `zipcode must be 1 to 20 characters; got '${fields[1] ?? ''}'`
+  if (latText === '' || !Number.isFinite(lat) || lat < -90 || lat > 90)
+    return `latitude must be a number from -90 to 90; got '${latText}'`
+  if (lngText === '' || !Number.isFinite(lng) || lng < -180 || lng > 180)
+    return `longitude must be a number from -180 to 180; got '${lngText}'`
+  row.country = country
+  row.code = code
+  row.place = place
+  row.state = state
+  row.lat = lat
+  row.lng = lng
+  return undefined
+}
+
+/** Adds a place to its postal code: the first place names the code, every place adds its coordinates. */
+function addPlace(codes: Map<string, PostalCodeSum>, key: string, row: PostalRow, file: string): void {
+  const known = codes.get(key)
+  if (known) {
+    known.latSum += row.lat
+    known.lngSum += row.lng
+    known.places++
+  } else {
+    codes.set(key, {
+      country: row.country,
+      code: row.code,
+      place: row.place,
+      state: row.state,
+      latSum: row.lat,
+      lngSum: row.lng,
+      places: 1,
+      source: file,
+    })
+  }
 }
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6

@@ -160,24 +160,24 @@ export async function collectExamples(options: CollectOptions = {}): Promise<Exa
   }
 }
 
+/** What `requestExamples` answers: the examples of every kind, and where the webhook consumer listened. */
+interface RecordedExamples {
+  operations: Record<string, OperationExample>
+  errors: Record<string, ErrorExample>
+  variants: Record<string, Record<string, OperationExample>>
+  operationErrors: Record<string, Record<string, ErrorExample>>
+  consumerOrigin: string
+}
+
 /** The requests, in order; each answer must have the documented status. */
 async function requestExamples(
   dataDir: string,
   webhooks: Record<string, Record<string, unknown>>,
   client: { id: string; secret: string },
   log: (line: string) => void,
-): Promise<{
-  operations: Record<string, OperationExample>
-  errors: Record<string, ErrorExample>
-  variants: Record<string, Record<string, OperationExample>>
-  operationErrors: Record<string, Record<string, ErrorExample>>
-  consumerOrigin: string
-}> {
+): Promise<RecordedExamples> {
   const index = operationIndex()
   const temps: (() => Promise<void>)[] = []
-  const operations: Record<string, OperationExample> = {}
-  const errors: Record<string, ErrorExample> = {}
-  const variants: Record<string, Record<string, OperationExample>> = {}
   const consumer = await startConsumer()
   // No background derivation while the examples are taken: it would run as of today, not DEMO_AS_OF.
   // The events' sources on the default origin, not on the port the server happens to get.
@@ -192,219 +192,17 @@ async function requestExamples(
   try {
     const token = (await mintLocalToken(dataDir, 'demo', ['read', 'write'])).access_token
     const readToken = (await mintLocalToken(dataDir, 'demo', ['read'])).access_token
-    const base = `${server.url}/demo/eu`
-    /** Sends a good request and records its answer: as the operation's example, or as a named variant. */
-    const call = async (operationId: string, request: Call = {}, variant?: string): Promise<unknown> => {
-      const operation = index.get(operationId)
-      if (!operation) throw new Error(`no documented operation ${operationId}`)
-      log(`${operation.method} ${operation.path}${variant ? ` (${variant})` : ''}`)
-      const answer = await send(operation.root ? server.url : base, operation, request, token)
-      if (answer.status !== operation.status) {
-        throw new Error(`${operationId}: expected ${operation.status}, got ${answer.status}: ${answer.text}`)
-      }
-      const recorded = variant ? (variants[operationId] ??= {}) : operations
-      recorded[variant ?? operationId] = {
-        request: {
-          ...(request.params ? { params: request.params } : {}),
-          ...(request.query ? { query: request.query } : {}),
-          ...(request.body !== undefined ? { body: request.body } : {}),
-        },
-        response: { status: answer.status, ...(answer.json !== undefined ? { body: answer.json } : {}) },
-      }
-      return answer.json
-    }
-    const first = async (listOperation: string, getOperation: string, param: string) => {
-      const page = (await call(listOperation, { query: { limit: '2' } })) as {
-        records: { external_id: string }[]
-      }
-      const record = page.records[0]
-      if (!record) throw new Error(`${listOperation}: the demo tenant has no records`)
-      await call(getOperation, { params: { [param]: record.external_id } })
-      return record as Record<string, unknown> & { external_id: string }
-    }
-
-    const employee = (await first('listEmployees', 'getEmployee', 'employee_external_id')).external_id
-    await call('getHealth')
-    await call('listVocabularyLanguages')
-    await first('listCompanies', 'getCompany', 'company_external_id')
-    await first('listOrganisationalUnits', 'getOrganisationalUnit', 'organisational_unit_external_id')
-    const family = (await first('listJobFamilies', 'getJobFamily', 'job_family_external_id')).external_id
-    const job = (await first('listJobs', 'getJob', 'job_external_id')).external_id
-    const course = (await first('listCourses', 'getCourse', 'course_external_id')).external_id
-    await first('listVacancies', 'getVacancy', 'vacancy_external_id')
-
-    const profile = (await call('getEmployeeSkillProfile', {
-      params: { employee_external_id: employee },
-    })) as {
-      skills: { skill_id: string }[]
-    }
-    await call('getJobSkillProfile', { params: { job_external_id: job } })
-    await call('getCourseSkillProfile', { params: { course_external_id: course } })
-    const familyProfile = {
-      params: { job_family_external_id: family },
-      query: { include: ['proficiency_level', 'critical'] },
-    }
-    await call('getJobFamilySkillProfile', familyProfile)
-    await call(
-      'getJobFamilySkillProfile',
-      { ...familyProfile, query: { ...familyProfile.query, format: 'hierarchy' } },
-      'hierarchy',
-    )
-    const skillId = profile.skills[0]?.skill_id
-    if (!skillId) throw new Error(`employee ${employee} of the demo tenant has an empty profile`)
-    const skill = (await call('getSkill', {
-      params: { skill_id: skillId },
-      query: { vocab_language: 'nl' },
-    })) as {
-      skill_cluster_id: string
-    }
-    const cluster = (await call('getSkillCluster', {
-      params: { skill_cluster_external_id: skill.skill_cluster_id },
-    })) as { subdomain_id: string }
-    const subdomain = (await call('getSubdomain', {
-      params: { subdomain_external_id: cluster.subdomain_id },
-      query: { include: ['custom_properties'] },
-    })) as { domain_id: string }
-    await call('getDomain', { params: { domain_external_id: subdomain.domain_id } })
-    for (const operationId of ['listDomains', 'listSubdomains', 'listSkillClusters', 'listSkills']) {
-      await call(operationId, { query: { limit: '2' } })
-    }
-    await call('getSkillClusterCount')
-    for (const [operationId, operation] of index) {
-      if (operation.method === 'GET' && /^list\w+CustomProperties$/.test(operationId)) await call(operationId)
-    }
-
-    const vacancyMatching = {
-      params: { employee_external_id: employee },
-      query: { limit: '3', include: ['score_breakdown', 'location'] },
-      body: {
-        weights: [
-          { weight: 'skills_match', value: 1 },
-          { weight: 'geo_distance', value: 0.5, full_score_distance: 10, zero_score_distance: 80 },
-        ],
-      },
-    }
-    const matches = (await call('matchVacanciesForEmployee', vacancyMatching)) as {
-      records: { vacancy_id: string }[]
-    }
-    await call(
-      'matchVacanciesForEmployee',
-      { ...vacancyMatching, query: { limit: '2', response_format: 'explained' } },
-      'explained',
-    )
-    const vacancy = matches.records[0]?.vacancy_id
-    if (!vacancy) throw new Error(`employee ${employee} of the demo tenant matches no vacancy`)
-    await call('getSkillGap', { params: { employee_external_id: employee, vacancy_external_id: vacancy } })
-    await call('exportOrganisationalStructure', { query: { include: ['low_data_availability_flag'] } })
-    const jobMatching = {
-      body: {
-        filters: [],
-        weights: [{ weight: 'skills_match', value: 1 }],
-        limit: 2,
-        match_limit_per_entity: 3,
-      },
-    }
-    await call('matchEmployeesForJobs', jobMatching)
-    await call(
-      'matchEmployeesForJobs',
-      { ...jobMatching, query: { response_format: 'explained' }, body: { ...jobMatching.body, limit: 1 } },
-      'explained',
-    )
-    await call('issueToken', {
-      body: { grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret },
-    })
-    const preview = (await call('previewJobChange', {
-      body: {
-        change_type: 'add_job_description',
-        job_id: job,
-        context: { sections_to_include: ['summary', 'requirements'], use_internal_job_data: true },
-      },
-    })) as { change_id: string }
-    await call('getJobChangePreview', { params: { change_id: preview.change_id } })
-
-    // A subscription first, so that the consumer receives the events of the changes that follow.
-    const subscription = (await call('createWebhook', {
-      body: { url: `${consumer.origin}/hooks`, event_types: [] },
-    })) as { id: string }
-    const healthCheck = consumer.received.find((event) => event.type === 'ai.vendor.health_check')
-    if (healthCheck) webhooks['ai.vendor.health_check'] = healthCheck
-    const custom = 'skl-custom-route-planning'
-    await call('createSkill', {
-      body: {
-        external_id: custom,
-        skill_name: 'Route planning',
-        skill_cluster_id: skill.skill_cluster_id,
-        skill_type: 'hard_skill',
-        names: { nl: 'Routeplanning', de: 'Routenplanung', fr: 'Planification des itinéraires' },
-      },
-    })
-    await call('updateSkill', {
-      params: { skill_id: custom },
-      body: { aliases: { en_uk: ['route optimisation'] } },
-    })
-    await call('deleteSkill', { params: { skill_id: custom } })
-    await call('listTaxonomyChanges', { body: { operation_type: 'skill_created' } })
-    for (const type of [
-      'ai.vendor.taxonomy.skill.created.v1',
-      'ai.vendor.taxonomy.skill.updated.v1',
-      'ai.vendor.taxonomy.skill.deleted.v1',
-    ]) {
-      const event = await consumer.next(type)
-      webhooks[type] = event
-    }
-    await consumer.settled(6)
-    await waitForDeliveries(base, subscription.id, token, 6)
-    await call('listWebhooks')
-    await call('getWebhook', { params: { webhook_id: subscription.id } })
-    await call('listWebhookDeliveries', { params: { webhook_id: subscription.id } })
-    await call('replayWebhookDeliveries', {
-      params: { webhook_id: subscription.id },
-      body: { since: DEMO_AS_OF },
-    })
-    await call('deleteWebhook', { params: { webhook_id: subscription.id } })
-
-    const error = async (status: number, method: string, path: string, init: RequestInit = {}) => {
-      const response = await fetch(`${path.startsWith('/healthz') ? server.url : base}${path}`, {
-        method,
-        ...init,
-      })
-      const text = await response.text()
-      if (response.status !== status)
-        throw new Error(`${method} ${path}: expected ${status}, got ${response.status}: ${text}`)
-      errors[String(status)] = {
-        request: `${method} ${path}`,
-        content_type: (response.headers.get('content-type') ?? '').split(';')[0] as string,
-        body: JSON.parse(text),
-      }
-    }
-    const bearer = { authorization: `Bearer ${token}` }
-    const json = { ...bearer, 'content-type': 'application/json' }
-    await error(400, 'POST', '/companies', { headers: json, body: JSON.stringify({ name: 'Acme' }) })
-    await error(401, 'GET', `/employees/${employee}`)
-    await error(403, 'POST', '/taxonomy/domains', {
-      headers: { authorization: `Bearer ${readToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ external_id: 'dom-example', domain_name: 'Example' }),
-    })
-    await error(404, 'GET', '/employees/emp-does-not-exist', { headers: bearer })
-    await error(405, 'PUT', `/employees/${employee}`, { headers: bearer })
-    await error(409, 'POST', '/taxonomy/domains', {
-      headers: json,
-      body: JSON.stringify({ external_id: subdomain.domain_id, domain_name: 'Again' }),
-    })
-    await error(413, 'POST', '/companies', {
-      headers: json,
-      body: JSON.stringify({ padding: 'x'.repeat(1_100_000) }),
-    })
-    await error(415, 'POST', '/companies', {
-      headers: { ...bearer, 'content-type': 'text/plain' },
-      body: 'Acme',
-    })
-    await error(422, 'POST', '/job_architecture/export/jobs/matching_employees', {
-      headers: json,
-      body: JSON.stringify({ filters: [], weights: [], score_min_threshold: 1.5 }),
-    })
+    const recorder = new ExampleRecorder(index, server.url, `${server.url}/demo/eu`, token, log)
+    const ids = await recordEntities(recorder)
+    const skillId = await recordProfiles(recorder, ids)
+    const taxonomy = await recordTaxonomy(recorder, skillId)
+    await recordMatching(recorder, ids.employee)
+    await recordTokenAndPreview(recorder, client, ids.job)
+    await recordWebhooks(recorder, consumer, webhooks, taxonomy.skill_cluster_id)
+    await recordErrorAnswers(recorder, ids.employee, taxonomy.domain_id, readToken)
+    const { operations, variants, errors } = recorder
     const operationErrors = await operationErrorExamples(index, { ...operations }, variants, {
-      base,
+      base: recorder.base,
       root: server.url,
       token,
       client,
@@ -412,7 +210,7 @@ async function requestExamples(
       log,
     })
     server.app.drain()
-    await error(503, 'GET', '/healthz')
+    await recorder.error(503, 'GET', '/healthz')
     errors['503-text'] = await fullServerAnswer(dataDir)
     return { operations, errors, variants, operationErrors, consumerOrigin: consumer.origin }
   } finally {
@@ -420,6 +218,304 @@ async function requestExamples(
     await consumer.close()
     for (const close of temps.splice(0)) await close()
   }
+}
+
+/**
+ * Sends requests to the demo tenant's server and records the answers: good requests as an
+ * operation's example or a named variant of it, bad ones as the example of their status.
+ */
+class ExampleRecorder {
+  readonly operations: Record<string, OperationExample> = {}
+  readonly variants: Record<string, Record<string, OperationExample>> = {}
+  readonly errors: Record<string, ErrorExample> = {}
+
+  constructor(
+    /** Every documented operation by operationId. */
+    readonly index: ReadonlyMap<string, Operation>,
+    private readonly root: string,
+    /** The demo tenant's base URL. */
+    readonly base: string,
+    readonly token: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Sends a good request and records its answer: as the operation's example, or as a named variant. */
+  async call(operationId: string, request: Call = {}, variant?: string): Promise<unknown> {
+    const operation = this.index.get(operationId)
+    if (!operation) throw new Error(`no documented operation ${operationId}`)
+    this.log(`${operation.method} ${operation.path}${variant ? ` (${variant})` : ''}`)
+    const answer = await send(operation.root ? this.root : this.base, operation, request, this.token)
+    if (answer.status !== operation.status) {
+      throw new Error(`${operationId}: expected ${operation.status}, got ${answer.status}: ${answer.text}`)
+    }
+    const recorded = variant ? (this.variants[operationId] ??= {}) : this.operations
+    recorded[variant ?? operationId] = {
+      request: {
+        ...(request.params ? { params: request.params } : {}),
+        ...(request.query ? { query: request.query } : {}),
+        ...(request.body !== undefined ? { body: request.body } : {}),
+      },
+      response: { status: answer.status, ...(answer.json !== undefined ? { body: answer.json } : {}) },
+    }
+    return answer.json
+  }
+
+  /** Lists two records of a kind, gets the first one, and returns it. */
+  async first(
+    listOperation: string,
+    getOperation: string,
+    param: string,
+  ): Promise<Record<string, unknown> & { external_id: string }> {
+    const page = (await this.call(listOperation, { query: { limit: '2' } })) as {
+      records: { external_id: string }[]
+    }
+    const record = page.records[0]
+    if (!record) throw new Error(`${listOperation}: the demo tenant has no records`)
+    await this.call(getOperation, { params: { [param]: record.external_id } })
+    return record as Record<string, unknown> & { external_id: string }
+  }
+
+  /** Sends a request that must be refused with `status` and records the answer as that status's example. */
+  async error(status: number, method: string, path: string, init: RequestInit = {}): Promise<void> {
+    const response = await fetch(`${path.startsWith('/healthz') ? this.root : this.base}${path}`, {
+      method,
+      ...init,
+    })
+    const text = await response.text()
+    if (response.status !== status)
+      throw new Error(`${method} ${path}: expected ${status}, got ${response.status}: ${text}`)
+    this.errors[String(status)] = {
+      request: `${method} ${path}`,
+      content_type: (response.headers.get('content-type') ?? '').split(';')[0] as string,
+      body: JSON.parse(text),
+    }
+  }
+}
+
+/** The ids of the demo's records that later requests are about. */
+interface DemoIds {
+  employee: string
+  family: string
+  job: string
+  course: string
+}
+
+/** The health check, the vocabulary languages, and a list and a get of every kind of entity. */
+async function recordEntities(recorder: ExampleRecorder): Promise<DemoIds> {
+  const employee = (await recorder.first('listEmployees', 'getEmployee', 'employee_external_id')).external_id
+  await recorder.call('getHealth')
+  await recorder.call('listVocabularyLanguages')
+  await recorder.first('listCompanies', 'getCompany', 'company_external_id')
+  await recorder.first('listOrganisationalUnits', 'getOrganisationalUnit', 'organisational_unit_external_id')
+  const family = (await recorder.first('listJobFamilies', 'getJobFamily', 'job_family_external_id'))
+    .external_id
+  const job = (await recorder.first('listJobs', 'getJob', 'job_external_id')).external_id
+  const course = (await recorder.first('listCourses', 'getCourse', 'course_external_id')).external_id
+  await recorder.first('listVacancies', 'getVacancy', 'vacancy_external_id')
+  return { employee, family, job, course }
+}
+
+/** The skill profiles of an employee, a job, a course and a job family; returns a skill the employee holds. */
+async function recordProfiles(recorder: ExampleRecorder, ids: DemoIds): Promise<string> {
+  const profile = (await recorder.call('getEmployeeSkillProfile', {
+    params: { employee_external_id: ids.employee },
+  })) as {
+    skills: { skill_id: string }[]
+  }
+  await recorder.call('getJobSkillProfile', { params: { job_external_id: ids.job } })
+  await recorder.call('getCourseSkillProfile', { params: { course_external_id: ids.course } })
+  const familyProfile = {
+    params: { job_family_external_id: ids.family },
+    query: { include: ['proficiency_level', 'critical'] },
+  }
+  await recorder.call('getJobFamilySkillProfile', familyProfile)
+  await recorder.call(
+    'getJobFamilySkillProfile',
+    { ...familyProfile, query: { ...familyProfile.query, format: 'hierarchy' } },
+    'hierarchy',
+  )
+  const skillId = profile.skills[0]?.skill_id
+  if (!skillId) throw new Error(`employee ${ids.employee} of the demo tenant has an empty profile`)
+  return skillId
+}
+
+/** The vocabulary from `skillId` up to its domain, the lists of each level, and the custom property lists. */
+async function recordTaxonomy(
+  recorder: ExampleRecorder,
+  skillId: string,
+): Promise<{ skill_cluster_id: string; domain_id: string }> {
+  const skill = (await recorder.call('getSkill', {
+    params: { skill_id: skillId },
+    query: { vocab_language: 'nl' },
+  })) as {
+    skill_cluster_id: string
+  }
+  const cluster = (await recorder.call('getSkillCluster', {
+    params: { skill_cluster_external_id: skill.skill_cluster_id },
+  })) as { subdomain_id: string }
+  const subdomain = (await recorder.call('getSubdomain', {
+    params: { subdomain_external_id: cluster.subdomain_id },
+    query: { include: ['custom_properties'] },
+  })) as { domain_id: string }
+  await recorder.call('getDomain', { params: { domain_external_id: subdomain.domain_id } })
+  for (const operationId of ['listDomains', 'listSubdomains', 'listSkillClusters', 'listSkills']) {
+    await recorder.call(operationId, { query: { limit: '2' } })
+  }
+  await recorder.call('getSkillClusterCount')
+  for (const [operationId, operation] of recorder.index) {
+    if (operation.method === 'GET' && /^list\w+CustomProperties$/.test(operationId))
+      await recorder.call(operationId)
+  }
+  return { skill_cluster_id: skill.skill_cluster_id, domain_id: subdomain.domain_id }
+}
+
+/** Vacancies for the employee (4.11) and the gap to the best one, the org export, employees for jobs (4.10). */
+async function recordMatching(recorder: ExampleRecorder, employee: string): Promise<void> {
+  const vacancyMatching = {
+    params: { employee_external_id: employee },
+    query: { limit: '3', include: ['score_breakdown', 'location'] },
+    body: {
+      weights: [
+        { weight: 'skills_match', value: 1 },
+        { weight: 'geo_distance', value: 0.5, full_score_distance: 10, zero_score_distance: 80 },
+      ],
+    },
+  }
+  const matches = (await recorder.call('matchVacanciesForEmployee', vacancyMatching)) as {
+    records: { vacancy_id: string }[]
+  }
+  await recorder.call(
+    'matchVacanciesForEmployee',
+    { ...vacancyMatching, query: { limit: '2', response_format: 'explained' } },
+    'explained',
+  )
+  const vacancy = matches.records[0]?.vacancy_id
+  if (!vacancy) throw new Error(`employee ${employee} of the demo tenant matches no vacancy`)
+  await recorder.call('getSkillGap', {
+    params: { employee_external_id: employee, vacancy_external_id: vacancy },
+  })
+  await recorder.call('exportOrganisationalStructure', { query: { include: ['low_data_availability_flag'] } })
+  const jobMatching = {
+    body: {
+      filters: [],
+      weights: [{ weight: 'skills_match', value: 1 }],
+      limit: 2,
+      match_limit_per_entity: 3,
+    },
+  }
+  await recorder.call('matchEmployeesForJobs', jobMatching)
+  await recorder.call(
+    'matchEmployeesForJobs',
+    { ...jobMatching, query: { response_format: 'explained' }, body: { ...jobMatching.body, limit: 1 } },
+    'explained',
+  )
+}
+
+/** An access token for the demo's OAuth client, and a job description preview of `job`. */
+async function recordTokenAndPreview(
+  recorder: ExampleRecorder,
+  client: { id: string; secret: string },
+  job: string,
+): Promise<void> {
+  await recorder.call('issueToken', {
+    body: { grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret },
+  })
+  const preview = (await recorder.call('previewJobChange', {
+    body: {
+      change_type: 'add_job_description',
+      job_id: job,
+      context: { sections_to_include: ['summary', 'requirements'], use_internal_job_data: true },
+    },
+  })) as { change_id: string }
+  await recorder.call('getJobChangePreview', { params: { change_id: preview.change_id } })
+}
+
+/**
+ * A webhook subscription of the consumer, a custom skill created, changed and deleted (whose
+ * events the consumer receives: they become the webhook examples), then the subscription's
+ * deliveries, a replay, and its removal.
+ */
+async function recordWebhooks(
+  recorder: ExampleRecorder,
+  consumer: Consumer,
+  webhooks: Record<string, Record<string, unknown>>,
+  skillClusterId: string,
+): Promise<void> {
+  // A subscription first, so that the consumer receives the events of the changes that follow.
+  const subscription = (await recorder.call('createWebhook', {
+    body: { url: `${consumer.origin}/hooks`, event_types: [] },
+  })) as { id: string }
+  const healthCheck = consumer.received.find((event) => event.type === 'ai.vendor.health_check')
+  if (healthCheck) webhooks['ai.vendor.health_check'] = healthCheck
+  const custom = 'skl-custom-route-planning'
+  await recorder.call('createSkill', {
+    body: {
+      external_id: custom,
+      skill_name: 'Route planning',
+      skill_cluster_id: skillClusterId,
+      skill_type: 'hard_skill',
+      names: { nl: 'Routeplanning', de: 'Routenplanung', fr: 'Planification des itinéraires' },
+    },
+  })
+  await recorder.call('updateSkill', {
+    params: { skill_id: custom },
+    body: { aliases: { en_uk: ['route optimisation'] } },
+  })
+  await recorder.call('deleteSkill', { params: { skill_id: custom } })
+  await recorder.call('listTaxonomyChanges', { body: { operation_type: 'skill_created' } })
+  for (const type of [
+    'ai.vendor.taxonomy.skill.created.v1',
+    'ai.vendor.taxonomy.skill.updated.v1',
+    'ai.vendor.taxonomy.skill.deleted.v1',
+  ]) {
+    const event = await consumer.next(type)
+    webhooks[type] = event
+  }
+  await consumer.settled(6)
+  await waitForDeliveries(recorder.base, subscription.id, recorder.token, 6)
+  await recorder.call('listWebhooks')
+  await recorder.call('getWebhook', { params: { webhook_id: subscription.id } })
+  await recorder.call('listWebhookDeliveries', { params: { webhook_id: subscription.id } })
+  await recorder.call('replayWebhookDeliveries', {
+    params: { webhook_id: subscription.id },
+    body: { since: DEMO_AS_OF },
+  })
+  await recorder.call('deleteWebhook', { params: { webhook_id: subscription.id } })
+}
+
+/** The example answer of each error status the API gives (4xx), each from a request it refuses. */
+async function recordErrorAnswers(
+  recorder: ExampleRecorder,
+  employee: string,
+  domainId: string,
+  readToken: string,
+): Promise<void> {
+  const bearer = { authorization: `Bearer ${recorder.token}` }
+  const json = { ...bearer, 'content-type': 'application/json' }
+  await recorder.error(400, 'POST', '/companies', { headers: json, body: JSON.stringify({ name: 'Acme' }) })
+  await recorder.error(401, 'GET', `/employees/${employee}`)
+  await recorder.error(403, 'POST', '/taxonomy/domains', {
+    headers: { authorization: `Bearer ${readToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ external_id: 'dom-example', domain_name: 'Example' }),
+  })
+  await recorder.error(404, 'GET', '/employees/emp-does-not-exist', { headers: bearer })
+  await recorder.error(405, 'PUT', `/employees/${employee}`, { headers: bearer })
+  await recorder.error(409, 'POST', '/taxonomy/domains', {
+    headers: json,
+    body: JSON.stringify({ external_id: domainId, domain_name: 'Again' }),
+  })
+  await recorder.error(413, 'POST', '/companies', {
+    headers: json,
+    body: JSON.stringify({ padding: 'x'.repeat(1_100_000) }),
+  })
+  await recorder.error(415, 'POST', '/companies', {
+    headers: { ...bearer, 'content-type': 'text/plain' },
+    body: 'Acme',
+  })
+  await recorder.error(422, 'POST', '/job_architecture/export/jobs/matching_employees', {
+    headers: json,
+    body: JSON.stringify({ filters: [], weights: [], score_min_threshold: 1.5 }),
+  })
 }
 
 /** What the bad requests of the operations need: where to send them, and with what. */

@@ -3,6 +3,7 @@ import { type ExternalVendor, LIMITS, type VocabLanguage } from '../schemas/inde
 import type { SkillNames } from '../taxonomy/skill-names.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import type { BenchJob, BenchStrength, Section } from './report-model.js'
+import { matchingNotice, skillName } from './section-notices.js'
 import type { SkillHolders } from './skill-holders.js'
 
 /** Holders below which a critical skill is a risk: one person leaving takes it away. */
@@ -22,13 +23,15 @@ export async function gatherBench(
   holders: SkillHolders,
   options: { derived: boolean; jobs: number; employees: number },
 ): Promise<Section<BenchStrength>> {
-  if (options.jobs === 0) return { notice: 'The tenant has no jobs.' }
-  if (options.employees === 0) return { notice: 'The tenant has no employees to stand in for its jobs.' }
-  if (!options.derived)
-    return {
-      notice:
-        'Skill profiles have not been derived yet (run skillhouse derive or skillhouse run), so no one can be matched to a job.',
-    }
+  const cannotMatch = matchingNotice(
+    { targets: options.jobs, employees: options.employees, derived: options.derived },
+    {
+      noTargets: 'The tenant has no jobs.',
+      noEmployees: 'The tenant has no employees to stand in for its jobs.',
+      target: 'a job',
+    },
+  )
+  if (cannotMatch) return cannotMatch
   const matchLimit = LIMITS.jobMatching.matchLimitPerEntity.max
   const threshold = LIMITS.jobMatching.scoreMinThreshold.default
   const { response } = await exportAllJobs(
@@ -68,7 +71,7 @@ export async function gatherBench(
       thin_critical_skills: skills
         .map((skill) => ({
           skill_id: skill.skill_id,
-          skill_name: names.name(skill.skill_id, language) ?? skill.skill_id,
+          skill_name: skillName(names, language, skill.skill_id),
           holders: holders.atLevel(skill.skill_id, skill.level),
         }))
         .filter((skill) => skill.holders < THIN_HOLDERS),

@@ -4,6 +4,7 @@ import type { ExternalVendor, VocabLanguage } from '../schemas/index.js'
 import type { SkillNames } from '../taxonomy/skill-names.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import type { Mobility, MobilityVacancy, Section } from './report-model.js'
+import { matchingNotice, skillName } from './section-notices.js'
 
 /** The 4.11 score above which an internal candidate counts as strong. */
 export const STRONG_SCORE = 0.7
@@ -24,14 +25,15 @@ export async function gatherMobility(
   names: SkillNames,
   options: { derived: boolean; openVacancies: number; employees: number },
 ): Promise<Section<Mobility>> {
-  if (options.openVacancies === 0) return { notice: 'The tenant has no open vacancy.' }
-  if (options.employees === 0)
-    return { notice: 'The tenant has no employees to move into its open vacancies.' }
-  if (!options.derived)
-    return {
-      notice:
-        'Skill profiles have not been derived yet (run skillhouse derive or skillhouse run), so no one can be matched to a vacancy.',
-    }
+  const cannotMatch = matchingNotice(
+    { targets: options.openVacancies, employees: options.employees, derived: options.derived },
+    {
+      noTargets: 'The tenant has no open vacancy.',
+      noEmployees: 'The tenant has no employees to move into its open vacancies.',
+      target: 'a vacancy',
+    },
+  )
+  if (cannotMatch) return cannotMatch
   const found = await vacancyCandidates(tenant, {
     external_vendor: vendor,
     best: CANDIDATES_PER_VACANCY,
@@ -50,7 +52,7 @@ export async function gatherMobility(
       strong_candidates: vacancy.strong,
       best_gap: gap.map((entry) => ({
         skill_id: entry.skill_id,
-        skill_name: names.name(entry.skill_id, language) ?? entry.skill_id,
+        skill_name: skillName(names, language, entry.skill_id),
       })),
     })
   }

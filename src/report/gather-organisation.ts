@@ -1,8 +1,10 @@
 import type { OrgExport } from '../analytics/org-export.js'
 import { forEachRow } from '../matching/profile-columns.js'
 import type { ExternalVendor, OrgNode } from '../schemas/index.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
 import type { TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import type { HeatmapUnit, OrganisationHeatmap, Section } from './report-model.js'
+import { NOT_DERIVED } from './section-notices.js'
 
 /** The level from which a skill counts as held in the heatmap ("can do it on their own"). */
 export const HEATMAP_LEVEL = 3
@@ -35,75 +37,24 @@ export async function gatherOrganisation(
   org: OrgExport,
   options: { depth: number; group_by: 'skill_cluster' | 'subdomain'; derived: boolean; employees: number },
 ): Promise<Section<OrganisationHeatmap>> {
-  const database = tenant.database
-  if (org.organisational_structure.length === 0)
-    return {
-      notice:
-        'The tenant has no organisational units, so there is nothing to compare across the organisation.',
-    }
-  const inUnits = org.organisational_structure.reduce((sum, root) => sum + root.total_nr_of_employees, 0)
-  if (inUnits === 0)
-    return {
-      notice:
-        'No employee belongs to an organisational unit, so there is nothing to compare across the organisation.',
-    }
-  if (!options.derived)
-    return {
-      notice:
-        'Skill profiles have not been derived yet (run skillhouse derive or skillhouse run), so no one holds a skill yet.',
-    }
-  const shown = unitsToDepth(org.organisational_structure, options.depth)
-  const ancestors = shownAncestors(org.organisational_structure, options.depth)
-  const rootCount = org.organisational_structure.length
-  // Per group: holders per shown unit (in `shown` order), then per root (the group's total).
-  const perGroup = new Map<string, Int32Array>()
+  const roots = org.organisational_structure
+  const inUnits = roots.reduce((sum, root) => sum + root.total_nr_of_employees, 0)
+  const notice = heatmapNotice(roots.length, inUnits, options.derived)
+  if (notice !== undefined) return { notice }
+  const shown = unitsToDepth(roots, options.depth)
   const grouping = GROUPINGS[options.group_by]
-  await forEachRow(
-    database,
-    `SELECT e.organisational_unit_id, h.group_id, count(*)::INTEGER
-       FROM (SELECT DISTINCT p.entity_id, ${grouping.column} AS group_id
-               FROM profile_skills p
-               JOIN skills s ON s.external_id = p.skill_id AND s.external_vendor = p.external_vendor
-               LEFT JOIN skill_clusters c ON c.external_id = s.skill_cluster_id AND c.external_vendor = s.external_vendor
-              WHERE p.entity_type = 'employee' AND p.external_vendor = $1
-                AND coalesce(p.governed_proficiency_level, p.proficiency_level) >= ${HEATMAP_LEVEL}
-                AND ${grouping.column} IS NOT NULL) h
-       JOIN employees e ON e.external_id = h.entity_id
-      WHERE e.organisational_unit_id IS NOT NULL
-      GROUP BY ALL`,
-    [vendor],
-    3,
-    (values) => {
-      const groupId = values[1] as string
-      let holders = perGroup.get(groupId)
-      if (!holders) {
-        holders = new Int32Array(shown.length + rootCount)
-        perGroup.set(groupId, holders)
-      }
-      // A unit the export does not know (an id naming no unit) is in no node, as in the export.
-      const above = ancestors.get(values[0] as string)
-      if (above)
-        for (const position of above)
-          holders[position] = (holders[position] as number) + (values[2] as number)
-    },
-  )
+  const perGroup = await countHolders(tenant.database, vendor, grouping.column, {
+    ancestors: shownAncestors(roots, options.depth),
+    positions: shown.length + roots.length,
+  })
   if (perGroup.size === 0)
     return { notice: `No employee holds any skill at level ${HEATMAP_LEVEL} or more yet.` }
   const names = new Map(
-    (await database.all<{ external_id: string; name: string }>(grouping.names, [vendor])).map((row) => [
-      row.external_id,
-      row.name,
-    ]),
+    (await tenant.database.all<{ external_id: string; name: string }>(grouping.names, [vendor])).map(
+      (row) => [row.external_id, row.name],
+    ),
   )
-  const groups = [...perGroup.entries()].map(([groupId, holders]) => {
-    let total = 0
-    for (let root = 0; root < rootCount; root++) total += holders[shown.length + root] as number
-    return { external_id: groupId, name: names.get(groupId) ?? groupId, holders: total, perUnit: holders }
-  })
-  groups.sort(
-    (a, b) =>
-      b.holders - a.holders || (a.external_id < b.external_id ? -1 : a.external_id > b.external_id ? 1 : 0),
-  )
+  const groups = rankedGroups(perGroup, names, shown.length, roots.length)
   return {
     group_by: options.group_by,
     depth: options.depth,
@@ -120,6 +71,79 @@ export async function gatherOrganisation(
     ),
     employees_without_unit: options.employees - inUnits,
   }
+}
+
+/** Why the heatmap has nothing to compare, or undefined when it has. */
+function heatmapNotice(units: number, employeesInUnits: number, derived: boolean): string | undefined {
+  if (units === 0)
+    return 'The tenant has no organisational units, so there is nothing to compare across the organisation.'
+  if (employeesInUnits === 0)
+    return 'No employee belongs to an organisational unit, so there is nothing to compare across the organisation.'
+  if (!derived) return `${NOT_DERIVED}, so no one holds a skill yet.`
+  return undefined
+}
+
+/**
+ * Per group: the employees holding one of its skills at the heatmap's level, added to each
+ * position their unit counts at (`ancestors`: the shown units above it, then its root), in one
+ * aggregate over the profiles.
+ */
+async function countHolders(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+  groupColumn: (typeof GROUPINGS)[keyof typeof GROUPINGS]['column'],
+  units: { ancestors: Map<string, number[]>; positions: number },
+): Promise<Map<string, Int32Array>> {
+  const perGroup = new Map<string, Int32Array>()
+  await forEachRow(
+    database,
+    `SELECT e.organisational_unit_id, h.group_id, count(*)::INTEGER
+       FROM (SELECT DISTINCT p.entity_id, ${groupColumn} AS group_id
+               FROM profile_skills p
+               JOIN skills s ON s.external_id = p.skill_id AND s.external_vendor = p.external_vendor
+               LEFT JOIN skill_clusters c ON c.external_id = s.skill_cluster_id AND c.external_vendor = s.external_vendor
+              WHERE p.entity_type = 'employee' AND p.external_vendor = $1
+                AND coalesce(p.governed_proficiency_level, p.proficiency_level) >= ${HEATMAP_LEVEL}
+                AND ${groupColumn} IS NOT NULL) h
+       JOIN employees e ON e.external_id = h.entity_id
+      WHERE e.organisational_unit_id IS NOT NULL
+      GROUP BY ALL`,
+    [vendor],
+    3,
+    (values) => {
+      const groupId = values[1] as string
+      let holders = perGroup.get(groupId)
+      if (!holders) {
+        holders = new Int32Array(units.positions)
+        perGroup.set(groupId, holders)
+      }
+      // A unit the export does not know (an id naming no unit) is in no node, as in the export.
+      const above = units.ancestors.get(values[0] as string)
+      if (above)
+        for (const position of above)
+          holders[position] = (holders[position] as number) + (values[2] as number)
+    },
+  )
+  return perGroup
+}
+
+/** The groups with their names and whole-organisation holders (the roots' sum), most held first. */
+function rankedGroups(
+  perGroup: Map<string, Int32Array>,
+  names: Map<string, string>,
+  shownCount: number,
+  rootCount: number,
+) {
+  const groups = [...perGroup.entries()].map(([groupId, holders]) => {
+    let total = 0
+    for (let root = 0; root < rootCount; root++) total += holders[shownCount + root] as number
+    return { external_id: groupId, name: names.get(groupId) ?? groupId, holders: total, perUnit: holders }
+  })
+  groups.sort(
+    (a, b) =>
+      b.holders - a.holders || (a.external_id < b.external_id ? -1 : a.external_id > b.external_id ? 1 : 0),
+  )
+  return groups
 }
 
 /** The export's nodes down to `depth`, in its order (pre-order), without recursion. */

@@ -2,6 +2,7 @@ import type { ExternalVendor, VocabLanguage } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { SkillNames } from '../taxonomy/skill-names.js'
 import type { Section, SupplyDemand, SupplyDemandSkill } from './report-model.js'
+import { NOT_DERIVED, skillName } from './section-notices.js'
 import type { SkillHolders } from './skill-holders.js'
 
 /** How many of the most asked-for skills the section compares. */
@@ -21,11 +22,7 @@ export async function gatherSupplyDemand(
   holders: SkillHolders,
   options: { derived: boolean },
 ): Promise<Section<SupplyDemand>> {
-  if (!options.derived)
-    return {
-      notice:
-        'Skill profiles have not been derived yet (run skillhouse derive or skillhouse run): no vacancy or job asks for a skill yet.',
-    }
+  if (!options.derived) return { notice: `${NOT_DERIVED}: no vacancy or job asks for a skill yet.` }
   const rows = await database.all<{ skill_id: string; kind: string; level: number | null; n: number }>(
     `SELECT p.skill_id, p.entity_type AS kind,
             coalesce(p.governed_proficiency_level, p.proficiency_level) AS level, count(*)::INTEGER AS n
@@ -60,7 +57,7 @@ export async function gatherSupplyDemand(
     const held = holders.atLevel(entry.skillId, level)
     return {
       skill_id: entry.skillId,
-      skill_name: names.name(entry.skillId, language) ?? entry.skillId,
+      skill_name: skillName(names, language, entry.skillId),
       open_vacancies: entry.vacancies,
       jobs: entry.jobs,
       demand: entry.demand,

@@ -1,15 +1,13 @@
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { gapIndex } from '../../src/analytics/gap-index.js'
 import { skillGap } from '../../src/analytics/skill-gap.js'
 import { ENTITY_COLLECTIONS } from '../../src/entities/entity-collections.js'
 import { createEntity } from '../../src/entities/entity-store.js'
 import { storeSkillEvent } from '../../src/entities/skill-event-store.js'
-import { generateTenant } from '../../src/generate/generate-tenant.js'
-import { ingestPaths } from '../../src/ingest/ingest-paths.js'
 import { deriveProfiles } from '../../src/profiles/derive.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
-import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
+import { derivedGeneratedTenant } from '../helpers/generated-tenant.js'
+import { tempDir } from '../helpers/temp-tenant.js'
 
 /**
  * The gap index (what the server reads, `dataVersion` given) against the SQL formulation (what a
@@ -24,19 +22,13 @@ describe('the skill gap from the gap index', () => {
   const atVersion = (version: string): OpenTenant => ({ ...tenant, dataVersion: version })
 
   beforeAll(async () => {
-    const inbox = join(temp.dir, 'inbox')
-    await generateTenant({ out: inbox, seed: 11, employees: 300, events: 1500, jobs: 30, vacancies: 80 })
-    tenant = await createOpenTenant(join(temp.dir, 'data'), 'gen')
-    await ingestPaths({
-      database: tenant.database,
-      settings: tenant.settings,
-      paths: [inbox],
-      rejectsDir: join(temp.dir, 'rejects'),
-    })
-    await deriveProfiles({ tenant, asOf: '2026-06-30', full: true })
-    employees = (
-      await tenant.database.all<{ id: string }>('SELECT external_id AS id FROM employees ORDER BY id')
-    ).map((row) => row.id)
+    ;({ tenant, employees } = await derivedGeneratedTenant(temp.dir, {
+      seed: 11,
+      employees: 300,
+      events: 1500,
+      jobs: 30,
+      vacancies: 80,
+    }))
     vacancies = await tenant.database.all<{ id: string; status: string }>(
       'SELECT external_id AS id, status FROM vacancies ORDER BY id',
     )

@@ -1,14 +1,10 @@
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateTenant } from '../../src/generate/generate-tenant.js'
 import { haversineKm } from '../../src/geo/haversine.js'
-import { importPostalCodes } from '../../src/geo/postal-codes.js'
-import { ingestPaths } from '../../src/ingest/ingest-paths.js'
 import { matchVacancies } from '../../src/matching/match-vacancies.js'
 import { vacancyCandidates } from '../../src/matching/vacancy-candidates.js'
-import { deriveProfiles } from '../../src/profiles/derive.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
-import { createOpenTenant, tempDir, testFixture } from '../helpers/temp-tenant.js'
+import { derivedGeneratedTenant } from '../helpers/generated-tenant.js'
+import { tempDir } from '../helpers/temp-tenant.js'
 
 type Ranked = { employee_id: string; score: number }[]
 
@@ -27,20 +23,11 @@ describe('vacancy candidates equal 4.11 asked for every employee', () => {
   let employees: string[]
 
   beforeAll(async () => {
-    const inbox = join(temp.dir, 'inbox')
-    await generateTenant({ out: inbox, seed: 5, employees: 400, events: 3000, jobs: 25, vacancies: 90 })
-    tenant = await createOpenTenant(join(temp.dir, 'data'), 'gen')
-    await importPostalCodes(tenant.database, [testFixture('geo', 'postal-codes.csv')])
-    await ingestPaths({
-      database: tenant.database,
-      settings: tenant.settings,
-      paths: [inbox],
-      rejectsDir: join(temp.dir, 'rejects'),
-    })
-    await deriveProfiles({ tenant, asOf: '2026-06-30', full: true })
-    employees = (
-      await tenant.database.all<{ id: string }>('SELECT external_id AS id FROM employees ORDER BY id')
-    ).map((row) => row.id)
+    ;({ tenant, employees } = await derivedGeneratedTenant(
+      temp.dir,
+      { seed: 5, employees: 400, events: 3000, jobs: 25, vacancies: 90 },
+      { postalCodes: true },
+    ))
   }, 180_000)
   afterAll(() => {
     tenant.database.close()
