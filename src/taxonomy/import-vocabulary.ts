@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto'
 import { type DuckDBAppender, listValue } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
-import type {
-  ExternalVendor,
-  LevelCounts,
-  SkillType,
-  VocabLanguage,
-  VocabularyDomainFile,
+import {
+  DEFAULT_VOCAB_LANGUAGE,
+  type ExternalVendor,
+  type LevelCounts,
+  type Skill,
+  type SkillType,
+  type VocabLanguage,
+  type VocabularyDomainFile,
 } from '../schemas/index.js'
+import { appendLabels } from '../store/taxonomy/skill-tables.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { NO_SKILL_CHANGES, recordTaxonomyChange } from './taxonomy-changes.js'
 import { type EventContext, eventContextFromDatabase, timestampValue } from './taxonomy-tenant.js'
@@ -20,6 +23,18 @@ export interface VocabularyEntrySkill {
   description: string | null
   names: Partial<Record<VocabLanguage, string>>
   aliases: Partial<Record<VocabLanguage, readonly string[]>>
+}
+
+/** A custom skill as a request or a skills file gives it: `skill_name` is its en_uk name. */
+export function vocabularyEntryOf(skill: Skill): VocabularyEntrySkill {
+  return {
+    external_id: skill.external_id,
+    skill_cluster_id: skill.skill_cluster_id ?? null,
+    skill_type: skill.skill_type,
+    description: skill.description ?? null,
+    names: { ...skill.names, [DEFAULT_VOCAB_LANGUAGE]: skill.skill_name },
+    aliases: skill.aliases ?? {},
+  }
 }
 
 /** A vocabulary flattened into its four levels; parents are named by external_id. */
@@ -309,33 +324,6 @@ export async function importVocabulary(
     diff.events = recorded.events
   })
   return diff
-}
-
-/** Appends a skill's display names and aliases as `skill_labels` rows. */
-export function appendLabels(
-  appender: DuckDBAppender,
-  vendor: ExternalVendor,
-  skill: VocabularyEntrySkill,
-): void {
-  for (const [language, name] of Object.entries(skill.names)) {
-    if (name === undefined) continue
-    appender.appendVarchar(vendor)
-    appender.appendVarchar(skill.external_id)
-    appender.appendVarchar(language)
-    appender.appendVarchar('name')
-    appender.appendVarchar(name)
-    appender.endRow()
-  }
-  for (const [language, aliases] of Object.entries(skill.aliases)) {
-    for (const alias of aliases ?? []) {
-      appender.appendVarchar(vendor)
-      appender.appendVarchar(skill.external_id)
-      appender.appendVarchar(language)
-      appender.appendVarchar('alias')
-      appender.appendVarchar(alias)
-      appender.endRow()
-    }
-  }
 }
 
 function appendNullable(appender: DuckDBAppender, value: string | null): void {
