@@ -158,3 +158,60 @@ export async function skillClusterTotals(
   )
   return { count: Number(row?.n ?? 0), last: row?.last ?? null }
 }
+
+/** What an import compares a level's entity with: its name, its parent and whether it is custom. */
+export interface LevelImportRow {
+  external_id: string
+  name: string
+  parent: string | null
+  custom: boolean
+}
+
+/** Every entity of a vendor's level, custom and vocabulary alike. */
+export function levelRowsOfVendor(
+  database: TenantDatabase,
+  table: LevelTable,
+  vendor: ExternalVendor,
+): Promise<LevelImportRow[]> {
+  const { name, parent } = LEVEL_COLUMNS[table]
+  return database.all<LevelImportRow & Record<string, unknown>>(
+    `SELECT external_id, ${name} AS name, ${parent ?? 'NULL'} AS parent, custom FROM ${table} WHERE external_vendor = $1`,
+    [vendor],
+  )
+}
+
+/** Removes entities `ids` of a vendor's level that are custom (or vocabulary ones, `custom` false). */
+export async function deleteLevelRows(
+  database: TenantDatabase,
+  table: LevelTable,
+  vendor: ExternalVendor,
+  custom: boolean,
+  ids: readonly string[],
+): Promise<void> {
+  await database.run(
+    `DELETE FROM ${table} WHERE external_vendor = $1 AND custom = $2 AND list_contains($3, external_id)`,
+    [vendor, custom, listValue([...ids])],
+  )
+}
+
+/** Renames an entity and moves it to `parent` (where the level has one), keeping its custom properties. */
+export async function renameLevelRow(
+  database: TenantDatabase,
+  table: LevelTable,
+  vendor: ExternalVendor,
+  id: string,
+  entity: { name: string; parent: string | null; time: Date },
+): Promise<void> {
+  const { name, parent } = LEVEL_COLUMNS[table]
+  if (parent) {
+    await database.run(
+      `UPDATE ${table} SET ${name} = $3, ${parent} = $4, updated_at = $5 WHERE external_vendor = $1 AND external_id = $2`,
+      [vendor, id, entity.name, entity.parent, timestampValue(entity.time)],
+    )
+  } else {
+    await database.run(
+      `UPDATE ${table} SET ${name} = $3, updated_at = $4 WHERE external_vendor = $1 AND external_id = $2`,
+      [vendor, id, entity.name, timestampValue(entity.time)],
+    )
+  }
+}

@@ -133,3 +133,50 @@ export function appendLabels(appender: DuckDBAppender, vendor: ExternalVendor, s
     }
   }
 }
+
+/** The content hash and the kind (custom or vocabulary) of every skill of a vendor, by external_id. */
+export async function skillHashesOfVendor(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+): Promise<Map<string, { hash: string; custom: boolean }>> {
+  const hashes = new Map<string, { hash: string; custom: boolean }>()
+  for (const row of await database.all<{ external_id: string; content_hash: string; custom: boolean }>(
+    'SELECT external_id, content_hash, custom FROM skills WHERE external_vendor = $1',
+    [vendor],
+  )) {
+    hashes.set(row.external_id, { hash: row.content_hash, custom: row.custom })
+  }
+  return hashes
+}
+
+/** The custom properties (JSON text) of those of skills `ids` of a vendor that have any. */
+export async function skillPropertiesOf(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const properties = new Map<string, string>()
+  for (const row of await database.all<{ external_id: string; props: string | null }>(
+    'SELECT external_id, custom_properties::VARCHAR AS props FROM skills WHERE external_vendor = $1 AND list_contains($2, external_id)',
+    [vendor, listValue([...ids])],
+  )) {
+    if (row.props !== null) properties.set(row.external_id, row.props)
+  }
+  return properties
+}
+
+/** Removes skills `ids` of a vendor and their labels. */
+export async function deleteSkillsWithLabels(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+  ids: readonly string[],
+): Promise<void> {
+  await database.run('DELETE FROM skills WHERE external_vendor = $1 AND list_contains($2, external_id)', [
+    vendor,
+    listValue([...ids]),
+  ])
+  await database.run('DELETE FROM skill_labels WHERE external_vendor = $1 AND list_contains($2, skill_id)', [
+    vendor,
+    listValue([...ids]),
+  ])
+}
