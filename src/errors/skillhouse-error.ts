@@ -95,6 +95,18 @@ export const errors = {
   // Entities, their records and skill events (sections 2 and 4).
 
   // Taxonomy: domains, subdomains, skills and custom properties (sections 2.2, 2.3, 2.9).
+  /** 409: an entity of a taxonomy level cannot go while others refer to it (`named`: the first of them). */
+  taxonomyEntityInUse: (entity: {
+    kind: string
+    id: string
+    childKind: string
+    named: readonly string[]
+    more: boolean
+  }) =>
+    new SkillhouseError(
+      409,
+      `${entity.kind} '${entity.id}' still has ${entity.childKind}s (${entity.named.join(', ')}${entity.more ? ', …' : ''}); delete or move them first`,
+    ),
 
   // Analytics: gaps, previews and exports.
 

@@ -242,6 +242,7 @@ async function readSkills(
   result: EscoVocabulary,
 ): Promise<Map<string, SkillConcept>> {
   const concepts = new Map<string, SkillConcept>()
+  // Without a relations file, each skill's own broaderConceptUri column places it.
   const useBroaderColumn = files.relations.length === 0
   for (const [code, paths] of files.skills) {
     const language = toVocabLanguage(code)
@@ -264,63 +265,79 @@ async function readSkills(
       const table = await reader.read(path, SKILL_COLUMNS)
       requireColumns(table, ['conceptUri', 'preferredLabel'])
       result.files.push(path)
-      const uris = table.column('conceptUri') as readonly (string | null)[]
-      const labels = table.column('preferredLabel') as readonly (string | null)[]
-      const alts = table.column('altLabels')
-      const descriptions = table.column('description')
-      const types = table.column('skillType')
-      const reuse = table.column('reuseLevel')
-      const broaderColumn = table.column('broaderConceptUri')
-      let long = 0
-      for (let row = 0; row < table.rows; row++) {
-        const uri = uris[row]?.trim()
-        const name = labels[row]?.trim()
-        if (!uri || !name) continue
-        let concept = concepts.get(uri)
-        if (!concept) {
-          concept = {
-            names: {},
-            aliases: {},
-            description: null,
-            skillType: '',
-            reuseLevel: '',
-            sourceLanguage: '',
-          }
-          concepts.set(uri, concept)
-        }
-        if (concept.names[language] !== undefined) continue // the same skill in two collections
-        if (name.length > MAX_LABEL) long++
-        concept.names[language] = name.slice(0, MAX_LABEL)
-        const aliases: string[] = []
-        const seen = new Set([name])
-        for (const alias of splitLabels(alts?.[row] ?? '')) {
-          const label = alias.trim()
-          if (!label || label.length > MAX_LABEL || seen.has(label)) continue
-          seen.add(label)
-          aliases.push(label)
-          if (aliases.length === MAX_ALIASES) break
-        }
-        if (aliases.length) concept.aliases[language] = aliases
-        if (concept.sourceLanguage === '' || (code === 'en' && concept.sourceLanguage !== 'en')) {
-          concept.sourceLanguage = code
-          const description = descriptions?.[row]?.trim()
-          concept.description = description ? description.slice(0, MAX_DESCRIPTION) : null
-          concept.skillType = types?.[row]?.trim() ?? ''
-          concept.reuseLevel = reuse?.[row]?.trim() ?? ''
-        }
-        if (useBroaderColumn && !broader.has(uri)) {
-          const parents = (broaderColumn?.[row] ?? '')
-            .split('|')
-            .map((part) => part.trim())
-            .filter(Boolean)
-          if (parents.length) broader.set(uri, parents)
-        }
-      }
+      const long = readSkillTable(table, { code, language }, concepts, useBroaderColumn ? broader : null)
       if (long)
         result.notes.push(`${path}: ${long} preferred labels longer than ${MAX_LABEL} characters were cut`)
     }
   }
   return concepts
+}
+
+/**
+ * Adds the names, aliases and (from the English file first) descriptions of one skills file in
+ * one language to `concepts`, and each skill's broader concepts to `broader` when it is given.
+ * Returns how many preferred labels were cut to the longest allowed.
+ */
+function readSkillTable(
+  table: CsvTable,
+  file: { code: string; language: VocabLanguage },
+  concepts: Map<string, SkillConcept>,
+  broader: Map<string, string[]> | null,
+): number {
+  const { code, language } = file
+  const uris = table.column('conceptUri') as readonly (string | null)[]
+  const labels = table.column('preferredLabel') as readonly (string | null)[]
+  const alts = table.column('altLabels')
+  const descriptions = table.column('description')
+  const types = table.column('skillType')
+  const reuse = table.column('reuseLevel')
+  const broaderColumn = table.column('broaderConceptUri')
+  let long = 0
+  for (let row = 0; row < table.rows; row++) {
+    const uri = uris[row]?.trim()
+    const name = labels[row]?.trim()
+    if (!uri || !name) continue
+    let concept = concepts.get(uri)
+    if (!concept) {
+      concept = {
+        names: {},
+        aliases: {},
+        description: null,
+        skillType: '',
+        reuseLevel: '',
+        sourceLanguage: '',
+      }
+      concepts.set(uri, concept)
+    }
+    if (concept.names[language] !== undefined) continue // the same skill in two collections
+    if (name.length > MAX_LABEL) long++
+    concept.names[language] = name.slice(0, MAX_LABEL)
+    const aliases: string[] = []
+    const seen = new Set([name])
+    for (const alias of splitLabels(alts?.[row] ?? '')) {
+      const label = alias.trim()
+      if (!label || label.length > MAX_LABEL || seen.has(label)) continue
+      seen.add(label)
+      aliases.push(label)
+      if (aliases.length === MAX_ALIASES) break
+    }
+    if (aliases.length) concept.aliases[language] = aliases
+    if (concept.sourceLanguage === '' || (code === 'en' && concept.sourceLanguage !== 'en')) {
+      concept.sourceLanguage = code
+      const description = descriptions?.[row]?.trim()
+      concept.description = description ? description.slice(0, MAX_DESCRIPTION) : null
+      concept.skillType = types?.[row]?.trim() ?? ''
+      concept.reuseLevel = reuse?.[row]?.trim() ?? ''
+    }
+    if (broader && !broader.has(uri)) {
+      const parents = (broaderColumn?.[row] ?? '')
+        .split('|')
+        .map((part) => part.trim())
+        .filter(Boolean)
+      if (parents.length) broader.set(uri, parents)
+    }
+  }
+  return long
 }
 
 /** Where a concept's skills go: a cluster group (Level 2 or 3), or a Level 0/1 group as a last resort. */

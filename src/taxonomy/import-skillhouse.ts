@@ -3,7 +3,6 @@ import { basename, join } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
 import { csvCellsToRecord } from '../ingest/csv-record.js'
 import {
-  DEFAULT_VOCAB_LANGUAGE,
   type ExternalVendor,
   isLanguageAllowedForVendor,
   Skill,
@@ -17,6 +16,7 @@ import {
   importVocabulary,
   type VocabularyEntities,
   type VocabularyEntrySkill,
+  vocabularyEntryOf,
   vocabularyFromDomainFiles,
 } from './import-vocabulary.js'
 import {
@@ -154,15 +154,7 @@ async function readSkillsCsv(path: string): Promise<VocabularyEntrySkill[]> {
       problems.push(...describeIssues(parsed.error.issues, 'a skill').map((issue) => `${where}: ${issue}`))
       continue
     }
-    const skill = parsed.data
-    skills.push({
-      external_id: skill.external_id,
-      skill_cluster_id: skill.skill_cluster_id ?? null,
-      skill_type: skill.skill_type,
-      description: skill.description ?? null,
-      names: { ...skill.names, [DEFAULT_VOCAB_LANGUAGE]: skill.skill_name },
-      aliases: skill.aliases ?? {},
-    })
+    skills.push(vocabularyEntryOf(parsed.data))
   }
   if (problems.length) throw errors.unprocessable(problems.slice(0, 20))
   return skills

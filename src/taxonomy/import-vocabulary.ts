@@ -1,13 +1,27 @@
 import { createHash } from 'node:crypto'
-import { type DuckDBAppender, listValue } from '@duckdb/node-api'
+import type { DuckDBAppender } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
-import type {
-  ExternalVendor,
-  LevelCounts,
-  SkillType,
-  VocabLanguage,
-  VocabularyDomainFile,
+import {
+  DEFAULT_VOCAB_LANGUAGE,
+  type ExternalVendor,
+  type LevelCounts,
+  type Skill,
+  type SkillType,
+  type VocabLanguage,
+  type VocabularyDomainFile,
 } from '../schemas/index.js'
+import {
+  deleteLevelRows,
+  type LevelTable,
+  levelRowsOfVendor,
+  renameLevelRow,
+} from '../store/taxonomy/level-tables.js'
+import {
+  appendLabels,
+  deleteSkillsWithLabels,
+  skillHashesOfVendor,
+  skillPropertiesOf,
+} from '../store/taxonomy/skill-tables.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { NO_SKILL_CHANGES, recordTaxonomyChange } from './taxonomy-changes.js'
 import { type EventContext, eventContextFromDatabase, timestampValue } from './taxonomy-tenant.js'
@@ -20,6 +34,18 @@ export interface VocabularyEntrySkill {
   description: string | null
   names: Partial<Record<VocabLanguage, string>>
   aliases: Partial<Record<VocabLanguage, readonly string[]>>
+}
+
+/** A custom skill as a request or a skills file gives it: `skill_name` is its en_uk name. */
+export function vocabularyEntryOf(skill: Skill): VocabularyEntrySkill {
+  return {
+    external_id: skill.external_id,
+    skill_cluster_id: skill.skill_cluster_id ?? null,
+    skill_type: skill.skill_type,
+    description: skill.description ?? null,
+    names: { ...skill.names, [DEFAULT_VOCAB_LANGUAGE]: skill.skill_name },
+    aliases: skill.aliases ?? {},
+  }
 }
 
 /** A vocabulary flattened into its four levels; parents are named by external_id. */
@@ -114,7 +140,7 @@ export function skillContentHash(skill: VocabularyEntrySkill): string {
 
 interface Level {
   kind: string
-  table: 'domains' | 'subdomains' | 'skill_clusters'
+  table: LevelTable
   name: 'domain_name' | 'subdomain_name' | 'skill_cluster_name'
   parent: 'domain_id' | 'subdomain_id' | null
   rows: readonly Record<string, string>[]
@@ -124,6 +150,18 @@ interface LevelPlan {
   level: Level
   created: Record<string, string>[]
   updated: Record<string, string>[]
+  deleted: string[]
+}
+
+/** The skills of an import by external_id, each with its content hash. */
+type HashedSkills = Map<string, { skill: VocabularyEntrySkill; hash: string }>
+
+/** What an import changes: the plan of each level and the skills created, updated and deleted. */
+interface ImportPlan {
+  levels: [LevelPlan, LevelPlan, LevelPlan]
+  skills: HashedSkills
+  created: string[]
+  updated: string[]
   deleted: string[]
 }
 
@@ -148,7 +186,76 @@ export async function importVocabulary(
     : (vocabulary as VocabularyEntities)
   const custom = options.custom ?? false
   const replace = options.replace ?? !custom
-  const levels: Level[] = [
+  const plan = await planImport(database, vendor, entities, custom, replace)
+  const diff = diffOf(vendor, custom, plan)
+  const structureChanged = plan.levels.some(
+    (level) => level.created.length + level.updated.length + level.deleted.length > 0,
+  )
+  if (!structureChanged && plan.created.length + plan.updated.length + plan.deleted.length === 0) return diff
+
+  const context = options.context ?? (await eventContextFromDatabase(database))
+  const time = new Date()
+  await database.transaction(async () => {
+    for (const level of plan.levels) await applyLevel(database, vendor, level, custom, time)
+    await writeSkills(database, vendor, plan, custom, time)
+    const recorded = await recordTaxonomyChange(
+      database,
+      context,
+      {
+        operation_type: 'vocabulary_imported',
+        entity_external_id: null,
+        external_vendor: vendor,
+        details: importDetails(diff, replace, options),
+      },
+      (options.skillEvents ?? true)
+        ? { created: diff.created, updated: diff.updated, deleted: diff.deleted }
+        : NO_SKILL_CHANGES,
+      time,
+    )
+    diff.change_id = recorded.change.external_id
+    diff.events = recorded.events
+  })
+  return diff
+}
+
+/** The four levels of an import, each with the stored entities it changes; 422 or 409 for a bad input. */
+async function planImport(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+  entities: VocabularyEntities,
+  custom: boolean,
+  replace: boolean,
+): Promise<ImportPlan> {
+  const levels = levelsOf(entities)
+  const known = new Map<string, Set<string>>()
+  const plans: LevelPlan[] = []
+  for (const level of levels) {
+    const plan = await planLevel(database, vendor, level, custom, replace)
+    plans.push(plan)
+    known.set(
+      level.table,
+      new Set([...plan.existingIds, ...level.rows.map((row) => row.external_id as string)]),
+    )
+  }
+  checkParents(levels, known, vendor)
+  const skills = hashSkills(entities.skills, known.get('skill_clusters') as Set<string>, vendor)
+  const existing = await skillHashesOfVendor(database, vendor)
+  const created: string[] = []
+  const updated: string[] = []
+  for (const [id, { hash }] of skills) {
+    const current = existing.get(id)
+    if (!current) created.push(id)
+    else if (current.custom !== custom) throw collision(vendor, 'skill', id, current.custom)
+    else if (current.hash !== hash) updated.push(id)
+  }
+  const deleted = replace
+    ? [...existing].filter(([id, row]) => row.custom === custom && !skills.has(id)).map(([id]) => id)
+    : []
+  return { levels: plans as [LevelPlan, LevelPlan, LevelPlan], skills, created, updated, deleted }
+}
+
+function levelsOf(entities: VocabularyEntities): Level[] {
+  return [
     { kind: 'domain', table: 'domains', name: 'domain_name', parent: null, rows: entities.domains },
     {
       kind: 'subdomain',
@@ -165,23 +272,17 @@ export async function importVocabulary(
       rows: entities.skill_clusters,
     },
   ]
+}
 
-  const known = new Map<string, Set<string>>()
-  const plans: LevelPlan[] = []
-  for (const level of levels) {
-    const plan = await planLevel(database, vendor, level, custom, replace)
-    plans.push(plan)
-    known.set(
-      level.table,
-      new Set([...plan.existingIds, ...level.rows.map((row) => row.external_id as string)]),
-    )
-  }
-  checkParents(levels, known, vendor)
-
-  const skills = new Map<string, { skill: VocabularyEntrySkill; hash: string }>()
+/** The skills by external_id with their content hashes; 422 for a repeated skill or an unknown cluster. */
+function hashSkills(
+  entries: readonly VocabularyEntrySkill[],
+  clusters: ReadonlySet<string>,
+  vendor: ExternalVendor,
+): HashedSkills {
+  const skills: HashedSkills = new Map()
   const problems: string[] = []
-  const clusters = known.get('skill_clusters') as Set<string>
-  for (const skill of entities.skills) {
+  for (const skill of entries) {
     if (skills.has(skill.external_id)) problems.push(`skill '${skill.external_id}' appears more than once`)
     if (skill.skill_cluster_id !== null && !clusters.has(skill.skill_cluster_id)) {
       problems.push(
@@ -191,151 +292,84 @@ export async function importVocabulary(
     skills.set(skill.external_id, { skill, hash: skillContentHash(skill) })
   }
   if (problems.length) throw errors.unprocessable(problems.slice(0, 20))
+  return skills
+}
 
-  const existing = new Map<string, { hash: string; custom: boolean }>()
-  for (const row of await database.all<{ external_id: string; content_hash: string; custom: boolean }>(
-    'SELECT external_id, content_hash, custom FROM skills WHERE external_vendor = $1',
-    [vendor],
-  )) {
-    existing.set(row.external_id, { hash: row.content_hash, custom: row.custom })
-  }
-  const created: string[] = []
-  const updated: string[] = []
-  for (const [id, { hash }] of skills) {
-    const current = existing.get(id)
-    if (!current) created.push(id)
-    else if (current.custom !== custom) throw collision(vendor, 'skill', id, current.custom)
-    else if (current.hash !== hash) updated.push(id)
-  }
-  const deleted = replace
-    ? [...existing].filter(([id, row]) => row.custom === custom && !skills.has(id)).map(([id]) => id)
-    : []
-
-  const counts = (plan: LevelPlan): LevelCounts => ({
-    created: plan.created.length,
-    updated: plan.updated.length,
-    deleted: plan.deleted.length,
+function diffOf(vendor: ExternalVendor, custom: boolean, plan: ImportPlan): VocabularyDiff {
+  const counts = (level: LevelPlan): LevelCounts => ({
+    created: level.created.length,
+    updated: level.updated.length,
+    deleted: level.deleted.length,
   })
-  const [domainPlan, subdomainPlan, clusterPlan] = plans as [LevelPlan, LevelPlan, LevelPlan]
-  const diff: VocabularyDiff = {
+  const [domains, subdomains, clusters] = plan.levels
+  return {
     external_vendor: vendor,
     custom,
-    skills: skills.size,
-    created,
-    updated,
-    deleted,
-    domains: counts(domainPlan),
-    subdomains: counts(subdomainPlan),
-    skill_clusters: counts(clusterPlan),
+    skills: plan.skills.size,
+    created: plan.created,
+    updated: plan.updated,
+    deleted: plan.deleted,
+    domains: counts(domains),
+    subdomains: counts(subdomains),
+    skill_clusters: counts(clusters),
     change_id: null,
     events: 0,
   }
-  const structureChanged = plans.some(
-    (plan) => plan.created.length + plan.updated.length + plan.deleted.length > 0,
-  )
-  if (!structureChanged && created.length + updated.length + deleted.length === 0) return diff
-
-  const context = options.context ?? (await eventContextFromDatabase(database))
-  const time = new Date()
-  const now = timestampValue(time)
-  await database.transaction(async () => {
-    for (const plan of plans) await applyLevel(database, vendor, plan, custom, now)
-
-    // Custom properties of updated custom skills survive: the files do not carry them.
-    const kept = new Map<string, string>()
-    if (custom && updated.length) {
-      for (const row of await database.all<{ external_id: string; props: string | null }>(
-        'SELECT external_id, custom_properties::VARCHAR AS props FROM skills WHERE external_vendor = $1 AND list_contains($2, external_id)',
-        [vendor, listValue(updated)],
-      )) {
-        if (row.props !== null) kept.set(row.external_id, row.props)
-      }
-    }
-    const stale = [...updated, ...deleted]
-    if (stale.length) {
-      await database.run('DELETE FROM skills WHERE external_vendor = $1 AND list_contains($2, external_id)', [
-        vendor,
-        listValue(stale),
-      ])
-      await database.run(
-        'DELETE FROM skill_labels WHERE external_vendor = $1 AND list_contains($2, skill_id)',
-        [vendor, listValue(stale)],
-      )
-    }
-    const skillAppender = await database.appender('skills')
-    // Measured against DuckDBDataChunk batches and a packed string split by SQL: neither beat
-    // the row appender for ~450,000 labels, so the plain one stays.
-    const labelAppender = await database.appender('skill_labels')
-    for (const id of [...created, ...updated]) {
-      const { skill, hash } = skills.get(id) as { skill: VocabularyEntrySkill; hash: string }
-      skillAppender.appendVarchar(skill.external_id)
-      skillAppender.appendVarchar(vendor)
-      appendNullable(skillAppender, skill.skill_cluster_id)
-      skillAppender.appendVarchar(skill.skill_type)
-      appendNullable(skillAppender, skill.description)
-      skillAppender.appendBoolean(custom)
-      appendNullable(skillAppender, kept.get(id) ?? null)
-      skillAppender.appendVarchar(hash)
-      skillAppender.appendTimestamp(now)
-      skillAppender.endRow()
-      appendLabels(labelAppender, vendor, skill)
-    }
-    skillAppender.closeSync()
-    labelAppender.closeSync()
-
-    const recorded = await recordTaxonomyChange(
-      database,
-      context,
-      {
-        operation_type: 'vocabulary_imported',
-        entity_external_id: null,
-        external_vendor: vendor,
-        details: {
-          source: options.source ?? 'skillhouse',
-          custom,
-          replace,
-          skill_events: options.skillEvents ?? true,
-          skills: { created: created.length, updated: updated.length, deleted: deleted.length },
-          domains: diff.domains,
-          subdomains: diff.subdomains,
-          skill_clusters: diff.skill_clusters,
-          ...options.details,
-        },
-      },
-      (options.skillEvents ?? true) ? { created, updated, deleted } : NO_SKILL_CHANGES,
-      time,
-    )
-    diff.change_id = recorded.change.external_id
-    diff.events = recorded.events
-  })
-  return diff
 }
 
-/** Appends a skill's display names and aliases as `skill_labels` rows. */
-export function appendLabels(
-  appender: DuckDBAppender,
+/** The details of the `vocabulary_imported` change. */
+function importDetails(
+  diff: VocabularyDiff,
+  replace: boolean,
+  options: ImportVocabularyOptions,
+): Record<string, unknown> {
+  return {
+    source: options.source ?? 'skillhouse',
+    custom: diff.custom,
+    replace,
+    skill_events: options.skillEvents ?? true,
+    skills: { created: diff.created.length, updated: diff.updated.length, deleted: diff.deleted.length },
+    domains: diff.domains,
+    subdomains: diff.subdomains,
+    skill_clusters: diff.skill_clusters,
+    ...options.details,
+  }
+}
+
+/** Writes the skills an import creates or updates (with their labels) and removes the deleted ones. */
+async function writeSkills(
+  database: TenantDatabase,
   vendor: ExternalVendor,
-  skill: VocabularyEntrySkill,
-): void {
-  for (const [language, name] of Object.entries(skill.names)) {
-    if (name === undefined) continue
-    appender.appendVarchar(vendor)
-    appender.appendVarchar(skill.external_id)
-    appender.appendVarchar(language)
-    appender.appendVarchar('name')
-    appender.appendVarchar(name)
-    appender.endRow()
+  plan: ImportPlan,
+  custom: boolean,
+  time: Date,
+): Promise<void> {
+  const { created, updated, deleted } = plan
+  // Custom properties of updated custom skills survive: the files do not carry them.
+  const kept = custom && updated.length ? await skillPropertiesOf(database, vendor, updated) : new Map()
+  const stale = [...updated, ...deleted]
+  if (stale.length) await deleteSkillsWithLabels(database, vendor, stale)
+  const now = timestampValue(time)
+  const skillAppender = await database.appender('skills')
+  // Measured against DuckDBDataChunk batches and a packed string split by SQL: neither beat
+  // the row appender for ~450,000 labels, so the plain one stays.
+  const labelAppender = await database.appender('skill_labels')
+  for (const id of [...created, ...updated]) {
+    const { skill, hash } = plan.skills.get(id) as { skill: VocabularyEntrySkill; hash: string }
+    skillAppender.appendVarchar(skill.external_id)
+    skillAppender.appendVarchar(vendor)
+    appendNullable(skillAppender, skill.skill_cluster_id)
+    skillAppender.appendVarchar(skill.skill_type)
+    appendNullable(skillAppender, skill.description)
+    skillAppender.appendBoolean(custom)
+    appendNullable(skillAppender, kept.get(id) ?? null)
+    skillAppender.appendVarchar(hash)
+    skillAppender.appendTimestamp(now)
+    skillAppender.endRow()
+    appendLabels(labelAppender, vendor, skill)
   }
-  for (const [language, aliases] of Object.entries(skill.aliases)) {
-    for (const alias of aliases ?? []) {
-      appender.appendVarchar(vendor)
-      appender.appendVarchar(skill.external_id)
-      appender.appendVarchar(language)
-      appender.appendVarchar('alias')
-      appender.appendVarchar(alias)
-      appender.endRow()
-    }
-  }
+  skillAppender.closeSync()
+  labelAppender.closeSync()
 }
 
 function appendNullable(appender: DuckDBAppender, value: string | null): void {
@@ -350,16 +384,7 @@ async function planLevel(
   custom: boolean,
   replace: boolean,
 ): Promise<LevelPlan & { existingIds: string[] }> {
-  const parent = level.parent ?? 'NULL'
-  const rows = await database.all<{
-    external_id: string
-    name: string
-    parent: string | null
-    custom: boolean
-  }>(
-    `SELECT external_id, ${level.name} AS name, ${parent} AS parent, custom FROM ${level.table} WHERE external_vendor = $1`,
-    [vendor],
-  )
+  const rows = await levelRowsOfVendor(database, level.table, vendor)
   const existing = new Map(rows.map((row) => [row.external_id, row]))
   const seen = new Set<string>()
   const plan: LevelPlan = { level, created: [], updated: [], deleted: [] }
@@ -412,30 +437,20 @@ async function applyLevel(
   vendor: ExternalVendor,
   plan: LevelPlan,
   custom: boolean,
-  now: ReturnType<typeof timestampValue>,
+  time: Date,
 ): Promise<void> {
   const { level } = plan
-  if (plan.deleted.length) {
-    await database.run(
-      `DELETE FROM ${level.table} WHERE external_vendor = $1 AND custom = $2 AND list_contains($3, external_id)`,
-      [vendor, custom, listValue(plan.deleted)],
-    )
-  }
+  if (plan.deleted.length) await deleteLevelRows(database, level.table, vendor, custom, plan.deleted)
   // Updates keep the row, and with it the custom properties set through the API.
   for (const row of plan.updated) {
-    if (level.parent) {
-      await database.run(
-        `UPDATE ${level.table} SET ${level.name} = $3, ${level.parent} = $4, updated_at = $5 WHERE external_vendor = $1 AND external_id = $2`,
-        [vendor, row.external_id as string, row[level.name] as string, row[level.parent] as string, now],
-      )
-    } else {
-      await database.run(
-        `UPDATE ${level.table} SET ${level.name} = $3, updated_at = $4 WHERE external_vendor = $1 AND external_id = $2`,
-        [vendor, row.external_id as string, row[level.name] as string, now],
-      )
-    }
+    await renameLevelRow(database, level.table, vendor, row.external_id as string, {
+      name: row[level.name] as string,
+      parent: level.parent ? (row[level.parent] as string) : null,
+      time,
+    })
   }
   if (plan.created.length === 0) return
+  const now = timestampValue(time)
   const appender = await database.appender(level.table)
   for (const row of plan.created) {
     appender.appendVarchar(row.external_id as string)

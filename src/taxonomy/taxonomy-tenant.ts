@@ -1,8 +1,8 @@
-import { DuckDBTimestampValue } from '@duckdb/node-api'
 import type { z } from 'zod'
 import { classifyIssues } from '../entities/input-issues.js'
 import { errors } from '../errors/skillhouse-error.js'
 import { type ExternalVendor, type TenantSettings, VENDORS } from '../schemas/index.js'
+import { timestampValue } from '../store/sql-values.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { MALFORMED_TEXT, malformedText } from '../util/malformed-text.js'
 
@@ -130,8 +130,8 @@ export function requireVendor(
 export const activateWithTenantUpdate = (tenant: TaxonomyTenant) => (vendor: ExternalVendor) =>
   `activate it with \`skillhouse tenant update ${tenant.settings.name} --vendor ${vendor}\``
 
-/** A JS time as a DuckDB TIMESTAMP parameter (UTC, microseconds). */
-export const timestampValue = (time: Date) => new DuckDBTimestampValue(BigInt(time.getTime()) * 1000n)
+/** A JS time as a DuckDB TIMESTAMP parameter; the store's, for the taxonomy's callers. */
+export { timestampValue }
 
 /** A TIMESTAMP read back from DuckDB as an ISO 8601 UTC string. */
 export function isoTime(value: unknown): string {
