@@ -77,6 +77,7 @@ export interface RouteDoc {
  * on the path, 503 (`max connections reached: <limit>`) when the server is full.
  */
 export const BASE_ERRORS: readonly DocErrorStatus[] = [401, 403, 404, 405, 503]
+/** What a route that reads a JSON body adds: 400 not JSON or malformed, 413 too large, 415 not JSON, 422 invalid. */
 export const BODY_ERRORS: readonly DocErrorStatus[] = [400, 413, 415, 422]
 
 export const VendorQuery = ExternalVendor.default(DEFAULT_VENDOR).meta({
