@@ -91,6 +91,50 @@ export const errors = {
   internal: (description: string) => new SkillhouseError(500, description),
 
   // Authentication, access tokens and OAuth clients (section 5).
+  /** 401 of a request without a bearer token (RFC 6750 3.1: the challenge without an error code). */
+  missingAccessToken: (description: string) =>
+    new SkillhouseError(401, description, { 'WWW-Authenticate': 'Bearer realm="skillhouse"' }),
+  /** 401 of a bearer token that is expired, forged or not for this service. */
+  invalidAccessToken: (description: string) =>
+    new SkillhouseError(401, description, {
+      'WWW-Authenticate': `Bearer realm="skillhouse", error="invalid_token", error_description="${description.replaceAll('"', "'")}"`,
+    }),
+  /** 401 of a valid token whose client was revoked since it was issued. */
+  revokedClientToken: (clientId: string, revokedAt: string) =>
+    new SkillhouseError(401, `the access token's client ${clientId} was revoked at ${revokedAt}`, {
+      'WWW-Authenticate': 'Bearer realm="skillhouse", error="invalid_token"',
+    }),
+  /** 403 of a token without the scope the request needs. */
+  insufficientScope: (scope: string, description: string) =>
+    new SkillhouseError(403, description, {
+      'WWW-Authenticate': `Bearer realm="skillhouse", error="insufficient_scope", scope="${scope}"`,
+    }),
+  /** 401 of a token request with client credentials that get no token (RFC 6749 invalid_client). */
+  invalidClient: (description: string) =>
+    new SkillhouseError(401, description, { 'WWW-Authenticate': 'Basic realm="skillhouse"' }),
+  /** 404 of `/oauth/token` on a server that accepts an external authorization server's tokens. */
+  tokensNotIssued: () =>
+    new SkillhouseError(
+      404,
+      'this server does not issue tokens: it accepts the tokens of an external authorization server (--jwks-file/--jwks-url); get one there',
+    ),
+  /** 415 of a token request that is neither a form nor JSON. */
+  tokenRequestMediaType: (got: string | undefined) =>
+    new SkillhouseError(
+      415,
+      `the content type of a token request must be application/x-www-form-urlencoded or application/json; got ${got ?? 'none'}`,
+    ),
+  /** 404 of a path no endpoint has, below a base URL or outside every one. */
+  noEndpoint: (path: string) =>
+    new SkillhouseError(404, `no endpoint ${path}; paths hang below a tenant's base URL /{tenant}/{region}`),
+  /** 404 of an endpoint's path with a trailing slash. */
+  trailingSlash: (path: string) =>
+    new SkillhouseError(
+      404,
+      `no endpoint ${path}; the endpoint is ${path.replace(/\/+$/, '')}, without the trailing slash`,
+    ),
+  /** An error of an endpoint whose list in section 4 lacks its status but has 400: the same, as 400. */
+  asBadRequest: (error: SkillhouseError) => new SkillhouseError(400, error.descriptions, error.headers),
 
   // Entities, their records and skill events (sections 2 and 4).
 

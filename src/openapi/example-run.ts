@@ -20,8 +20,7 @@ import { silentLogger } from '../server/request-log.js'
 import { type RunningServer, startServer } from '../server/start-server.js'
 import { DEFAULT_SERVER_ORIGIN, withTenant } from '../tenants/tenant-service.js'
 import type { ErrorExample, ExamplesFile, OperationExample } from './examples-file.js'
-import { answeredErrors, documentPath } from './openapi-document.js'
-import { routeDocs } from './route-docs.js'
+import { answeredErrors, documentPath, routeDocs } from './openapi-document.js'
 
 /**
  * Collects the examples of the OpenAPI document by running our own code: the `demo` tenant is

@@ -9,18 +9,19 @@ import {
 import { z } from 'zod'
 import { VacancyMatchingResponse } from '../matching/vacancy-match-schema.js'
 import * as schemas from '../schemas/index.js'
-import { SCOPES, type Scope } from '../server/access-tokens.js'
-import { type ApiRoute, answeredStatus, apiRoutes } from '../server/api-routes.js'
+import { SCOPES } from '../server/access-tokens.js'
+import { type ApiRoute, answeredStatus, routeScope } from '../server/api-route.js'
+import { apiRoutes } from '../server/api-routes.js'
 import { DEFAULT_SERVER_ORIGIN } from '../tenants/tenant-service.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
 import { projectRoot } from '../util/project-paths.js'
 import { type ErrorExample, type ExamplesFile, loadExamples } from './examples-file.js'
-import { DOC_ERROR_STATUSES, type DocErrorStatus, type RouteDoc, routeDocs, TAGS } from './route-docs.js'
+import { DOC_ERROR_STATUSES, type DocErrorStatus, type RouteDoc, TAGS } from './route-docs.js'
 
 /**
  * The OpenAPI 3.1 document of the HTTP server, generated from the zod schemas the library
- * validates with and from the server's own route list: every route `apiRoutes()` answers that
- * route-docs.ts documents (the test compares the two lists), plus `/healthz` and `/oauth/token`,
+ * validates with and from the server's own route list: every route `apiRoutes()` answers, each
+ * with the documentation it carries (`ApiRoute.doc`), plus `/healthz` and `/oauth/token`,
  * the webhooks of section 6, the OAuth 2.0 client credentials scheme with a scope per operation,
  * and the examples of fixtures/openapi/examples.json.
  */
@@ -168,9 +169,15 @@ export function documentPath(honoPath: string, params?: z.ZodObject): string {
   return path
 }
 
-/** The scope a route needs, as the server decides it: the route's own, else read for GET and write otherwise. */
-export function routeScope(route: Pick<ApiRoute, 'method' | 'scope'>): Scope {
-  return route.scope ?? (route.method === 'GET' ? 'read' : 'write')
+/** The documentation of every route below the base URL, keyed `METHOD path` as `apiRoutes()` names them. */
+export function routeDocs(routes: readonly ApiRoute[] = apiRoutes()): Map<string, RouteDoc> {
+  const docs = new Map<string, RouteDoc>()
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`
+    if (docs.has(key)) throw new Error(`two route docs for ${key}`)
+    docs.set(key, route.doc)
+  }
+  return docs
 }
 
 /** Builds the document. Pure: the same schemas, routes and examples give the same document. */
@@ -195,11 +202,7 @@ export function openApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   for (const [status, response] of Object.entries(ERROR_RESPONSES)) {
     registry.registerComponent('responses', response.name, errorResponse(Number(status), examples))
   }
-  const docs = routeDocs()
-  for (const route of apiRoutes()) {
-    const doc = docs.get(`${route.method} ${route.path}`)
-    if (doc) registry.registerPath(operationOf(route, doc))
-  }
+  for (const route of apiRoutes()) registry.registerPath(operationOf(route, route.doc))
   registerTopLevel(registry)
   registerWebhooks(registry)
   // The error responses refer to ErrorBody by name only: it is handed to the generator itself.

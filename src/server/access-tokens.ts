@@ -11,7 +11,7 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose'
-import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { errors, type SkillhouseError } from '../errors/skillhouse-error.js'
 import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js'
 
 /** The scopes (docs/api.md): `read` for GET, `write` for what changes data. */
@@ -127,20 +127,7 @@ export function jwksTokenVerifier(source: JwksSource): TokenVerifier {
   return { verify: (token) => verifyWith(() => jwtVerify(token, keys, options)) }
 }
 
-const unauthorized = (description: string, error = 'invalid_token') =>
-  new SkillhouseError(401, description, {
-    'WWW-Authenticate': `Bearer realm="skillhouse", error="${error}", error_description="${description.replaceAll('"', "'")}"`,
-  })
-
-/** The 401 of a request that sent no bearer token. */
-export const missingToken = (description: string) =>
-  new SkillhouseError(401, description, { 'WWW-Authenticate': 'Bearer realm="skillhouse"' })
-
-/** The 403 of a token without the scope a request needs. */
-export const insufficientScope = (scope: Scope, description: string) =>
-  new SkillhouseError(403, description, {
-    'WWW-Authenticate': `Bearer realm="skillhouse", error="insufficient_scope", scope="${scope}"`,
-  })
+const unauthorized = errors.invalidAccessToken
 
 async function verifyWith(verify: () => Promise<{ payload: JWTPayload }>): Promise<AccessClaims> {
   let payload: JWTPayload

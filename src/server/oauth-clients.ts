@@ -1,4 +1,4 @@
-import { SkillhouseError } from '../errors/skillhouse-error.js'
+import { errors } from '../errors/skillhouse-error.js'
 import type { TokenResponse } from '../schemas/index.js'
 import {
   newOAuthClient,
@@ -64,11 +64,7 @@ export function listClients(dataDir: string, tenant: string | undefined): Client
 export function revokeClient(dataDir: string, clientId: string): ClientSummary {
   return TenantRegistry.update(dataDir, (registry) => {
     const found = findClient(registry, clientId)
-    if (!found)
-      throw new SkillhouseError(
-        404,
-        `OAuth client '${clientId}' does not exist; see \`skillhouse client list\``,
-      )
+    if (!found) throw errors.notFound('OAuth client', clientId, 'see `skillhouse client list`')
     found.client.revoked_at ??= new Date().toISOString()
     return summary(found.entry.settings.name, found.client)
   })
@@ -97,8 +93,7 @@ export interface TokenRequest {
 /** The answer of `POST /oauth/token`. */
 export type { TokenResponse } from '../schemas/index.js'
 
-const invalidClient = (description: string) =>
-  new SkillhouseError(401, description, { 'WWW-Authenticate': 'Basic realm="skillhouse"' })
+const invalidClient = errors.invalidClient
 
 /**
  * `POST /oauth/token`: the client credentials grant. 400 for another grant type, missing
@@ -113,16 +108,14 @@ export async function issueClientToken(
   basic: { id: string; secret: string } | undefined,
 ): Promise<TokenResponse> {
   if (request.grant_type !== 'client_credentials') {
-    throw new SkillhouseError(
-      400,
+    throw errors.badRequest(
       `grant_type: ${request.grant_type === undefined ? 'is required' : `'${String(request.grant_type)}' is not supported`}; use client_credentials`,
     )
   }
   const clientId = basic?.id ?? request.client_id
   const secret = basic?.secret ?? request.client_secret
   if (typeof clientId !== 'string' || clientId === '' || typeof secret !== 'string' || secret === '') {
-    throw new SkillhouseError(
-      400,
+    throw errors.badRequest(
       'client_id and client_secret are required (in the body, or as HTTP Basic credentials)',
     )
   }
@@ -146,19 +139,17 @@ export async function issueClientToken(
 function requestedScopes(scope: unknown, granted: readonly Scope[]): Scope[] {
   if (scope === undefined || scope === null || scope === '') return [...granted]
   if (typeof scope !== 'string')
-    throw new SkillhouseError(400, 'scope: must be a space-separated string such as "read write"')
+    throw errors.badRequest('scope: must be a space-separated string such as "read write"')
   const asked = [...new Set(scope.split(/\s+/).filter(Boolean))]
   const unknown = asked.filter((value) => !(SCOPES as readonly string[]).includes(value))
   if (unknown.length) {
-    throw new SkillhouseError(
-      400,
+    throw errors.badRequest(
       `scope: ${unknown.join(', ')} ${unknown.length > 1 ? 'are not scopes' : 'is not a scope'}; valid: ${SCOPES.join(', ')}`,
     )
   }
   const missing = asked.filter((value) => !granted.includes(value as Scope))
   if (missing.length) {
-    throw new SkillhouseError(
-      400,
+    throw errors.badRequest(
       `scope: the client may not ask for ${missing.join(', ')}; its scopes are ${granted.join(', ') || 'none'}`,
     )
   }
@@ -185,10 +176,7 @@ export async function mintLocalToken(
   expiresIn = 900,
 ): Promise<LocalToken> {
   if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 86_400) {
-    throw new SkillhouseError(
-      422,
-      `--expires-in ${expiresIn}: must be a whole number of seconds from 1 to 86400`,
-    )
+    throw errors.unprocessable(`--expires-in ${expiresIn}: must be a whole number of seconds from 1 to 86400`)
   }
   const entry = TenantRegistry.load(dataDir).pick(tenant)
   const granted = SCOPES.filter((scope) => (scopes.length ? scopes.includes(scope) : true))

@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import { type AppOptions, createApp, type SkillhouseApp } from './app.js'
-import { stderrLogger } from './request-log.js'
+import { type Logger, stderrLogger } from './request-log.js'
 
 export interface ServerOptions extends AppOptions {
   /** Interface to listen on; default 127.0.0.1 (loopback: exposing it is a decision to make). */
@@ -43,51 +43,11 @@ export const DEFAULT_MAX_CONNECTIONS = 1024
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.logger ?? stderrLogger
-  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
   const host = options.host ?? '127.0.0.1'
   const built = await createApp(options)
-  const listener = getRequestListener(built.app.fetch)
-  const accepted = new Set<Socket>()
-  const refused = new WeakSet<Socket>()
-  let inFlight = 0
-  let drained: (() => void) | undefined
-
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    if (refused.has(request.socket)) {
-      const text = `max connections reached: ${maxConnections}`
-      response.writeHead(503, {
-        'content-type': 'text/plain; charset=utf-8',
-        'content-length': Buffer.byteLength(text),
-        connection: 'close',
-      })
-      response.end(text)
-      log({
-        msg: 'request',
-        method: request.method,
-        path: request.url,
-        status: 503,
-        refused: 'max connections',
-      })
-      return
-    }
-    inFlight++
-    response.once('close', () => {
-      inFlight--
-      if (inFlight === 0) drained?.()
-    })
-    void listener(request, response)
-  })
-  server.on('connection', (socket: Socket) => {
-    if (accepted.size >= maxConnections) {
-      refused.add(socket)
-      // A refused connection that sends no request is not kept waiting for one.
-      socket.setTimeout(10_000, () => socket.destroy())
-      return
-    }
-    accepted.add(socket)
-    socket.once('close', () => accepted.delete(socket))
-  })
-
+  const connections = new ConnectionLimit(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log)
+  const server = createServer(connections.listener(getRequestListener(built.app.fetch)))
+  server.on('connection', (socket: Socket) => connections.accept(socket))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 8080, host, () => {
@@ -99,31 +59,99 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address
   const url = `http://${shownHost}:${address.port}`
   log({ msg: 'listening', url })
-
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
       built.drain()
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      server.closeIdleConnections()
-      if (inFlight > 0) {
-        const timeout = options.shutdownTimeoutMs ?? 10_000
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, timeout)
-          drained = () => {
-            clearTimeout(timer)
-            resolve()
-          }
-        })
-      }
-      // Finished keep-alive connections are idle now; anything still open ran out of time.
-      server.closeIdleConnections()
-      server.closeAllConnections()
-      await closed
+      await stopServing(server, connections, options.shutdownTimeoutMs ?? 10_000)
       await built.close()
       log({ msg: 'stopped', url })
     })()
     return closing
   }
   return { url, host: address.address, port: address.port, app: built, close }
+}
+
+/**
+ * The open connections of a server, at most `max`: a connection past the limit has its request
+ * answered with the plain-text 503, unrun. Counts the requests in flight for a shutdown to wait on.
+ */
+class ConnectionLimit {
+  private readonly accepted = new Set<Socket>()
+  private readonly refused = new WeakSet<Socket>()
+  private inFlight = 0
+  private drained: (() => void) | undefined
+
+  constructor(
+    private readonly max: number,
+    private readonly log: Logger,
+  ) {}
+
+  /** Takes a new connection in, or marks it refused when `max` are open. */
+  accept(socket: Socket): void {
+    if (this.accepted.size >= this.max) {
+      this.refused.add(socket)
+      // A refused connection that sends no request is not kept waiting for one.
+      socket.setTimeout(10_000, () => socket.destroy())
+      return
+    }
+    this.accepted.add(socket)
+    socket.once('close', () => this.accepted.delete(socket))
+  }
+
+  /** `serve` for the requests of accepted connections; the 503 for those of refused ones. */
+  listener(serve: (request: IncomingMessage, response: ServerResponse) => unknown) {
+    return (request: IncomingMessage, response: ServerResponse) => {
+      if (this.refused.has(request.socket)) {
+        this.refuse(request, response)
+        return
+      }
+      this.inFlight++
+      response.once('close', () => {
+        this.inFlight--
+        if (this.inFlight === 0) this.drained?.()
+      })
+      void serve(request, response)
+    }
+  }
+
+  /** Resolves once no request is in flight, or after `timeoutMs`. */
+  async settled(timeoutMs: number): Promise<void> {
+    if (this.inFlight === 0) return
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs)
+      this.drained = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  }
+
+  private refuse(request: IncomingMessage, response: ServerResponse): void {
+    const text = `max connections reached: ${this.max}`
+    response.writeHead(503, {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      connection: 'close',
+    })
+    response.end(text)
+    this.log({
+      msg: 'request',
+      method: request.method,
+      path: request.url,
+      status: 503,
+      refused: 'max connections',
+    })
+  }
+}
+
+/** Stops accepting connections, lets the requests in flight finish (up to `timeoutMs`), closes the rest. */
+async function stopServing(server: Server, connections: ConnectionLimit, timeoutMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  server.closeIdleConnections()
+  await connections.settled(timeoutMs)
+  // Finished keep-alive connections are idle now; anything still open ran out of time.
+  server.closeIdleConnections()
+  server.closeAllConnections()
+  await closed
 }
