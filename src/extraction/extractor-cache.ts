@@ -6,10 +6,11 @@ import type { TenantDatabase } from '../store/tenant-database.js'
 import { loadDefaultVocabulary } from '../tenants/initialise-tenant.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
 import { moduleSource } from '../util/module-source.js'
-import { deserialiseVocabulary, serialiseVocabulary, TEXT_LANGUAGES } from './compile-vocabulary.js'
+import { deserialiseVocabulary, serialiseVocabulary } from './compile-vocabulary.js'
 import type { TextLanguageCode } from './detect-language.js'
 import { SkillExtractor } from './skill-extractor.js'
 import type { StemPairs } from './text-tokens.js'
+import { TEXT_LANGUAGES } from './vocabulary-input.js'
 import { factsOfTenant, factsOfVocabulary, labelsOfTenant, labelsOfVocabulary } from './vocabulary-labels.js'
 
 const compiled = new Map<string, { signature: string; extractor: SkillExtractor }>()
@@ -175,7 +176,13 @@ let stamp: string | undefined
 function compilerStamp(): string {
   if (stamp === undefined) {
     const hash = createHash('sha1')
-    for (const module of ['compile-vocabulary', 'text-tokens', 'skill-ranker', 'text-context'])
+    for (const module of [
+      'compile-vocabulary',
+      'compile-ranker',
+      'vocabulary-input',
+      'text-tokens',
+      'text-context',
+    ])
       hash.update(moduleSource(module, import.meta.url))
     hash.update(String(createRequire(import.meta.url)('snowball-stemmers/package.json').version))
     stamp = hash.digest('base64url')
