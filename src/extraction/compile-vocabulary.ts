@@ -513,10 +513,14 @@ export function serialiseVocabulary(vocabulary: CompiledVocabulary, stamp: strin
 
 /** The compiled vocabulary of `serialiseVocabulary`'s bytes, on shared memory; undefined when `stamp` differs. */
 export function deserialiseVocabulary(bytes: Uint8Array, stamp: string): CompiledVocabulary | undefined {
-  const kept = unpackArrays(bytes)
-  if (!kept || kept.header.stamp !== stamp || kept.arrays.length !== ARRAYS.length + RANKER_ARRAYS.length)
+  const unpacked = unpackArrays(bytes)
+  if (
+    !unpacked ||
+    unpacked.header.stamp !== stamp ||
+    unpacked.arrays.length !== ARRAYS.length + RANKER_ARRAYS.length
+  )
     return undefined
-  const header = kept.header as {
+  const header = unpacked.header as {
     skillIds: string[]
     names: string[][]
     terms: string[]
@@ -525,13 +529,13 @@ export function deserialiseVocabulary(bytes: Uint8Array, stamp: string): Compile
   }
   const arrays = {} as Record<ArrayName, Int32Array | Uint8Array | Float64Array>
   for (const [index, [name, Type]] of ARRAYS.entries()) {
-    const array = kept.arrays[index]
+    const array = unpacked.arrays[index]
     if (!(array instanceof Type)) return undefined
     arrays[name] = array
   }
   const rankerArrays = {} as Record<RankerArrayName, Int32Array | Uint8Array | Float32Array>
   for (const [index, [name, Type]] of RANKER_ARRAYS.entries()) {
-    const array = kept.arrays[ARRAYS.length + index]
+    const array = unpacked.arrays[ARRAYS.length + index]
     if (!(array instanceof Type)) return undefined
     rankerArrays[name] = array
   }
