@@ -8,7 +8,7 @@ import { StampedCache, stampedIndex } from '../matching/stamped-cache.js'
 import type { ExternalVendor } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
-import type { GapCandidate } from './skill-gap.js'
+import type { GapCandidate } from './gap-rule.js'
 
 /**
  * What the skill gap (4.5) reads, in memory for one tenant and vendor: every employee's and every

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { listValue } from '@duckdb/node-api'
 import type { z } from 'zod'
-import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { errors } from '../errors/skillhouse-error.js'
 import {
   DEFAULT_VENDOR,
   type JobChangePreview,
@@ -47,7 +47,7 @@ export function parseJobChangePreviewRequest(input: unknown): JobChangePreviewRe
   const issues: readonly z.core.$ZodIssue[] = parsed.error.issues
   const structural = issues.filter((issue) => STRUCTURE_CODES.has(issue.code))
   if (structural.length > 0) {
-    throw new SkillhouseError(400, describeIssues(structural, 'a job change preview request'))
+    throw errors.malformedPreviewRequest(describeIssues(structural, 'a job change preview request'))
   }
   throw errors.unprocessable(describeIssues(issues, 'a job change preview request'))
 }
@@ -171,19 +171,7 @@ async function loadDescriptionInputs(
   )
   const byId = new Map(rows.map((row) => [row.external_id, row]))
   const missing = ids.filter((id) => !byId.has(id))
-  if (missing.length > 0) {
-    throw new SkillhouseError(
-      404,
-      missing.map(
-        (id) =>
-          errors.notFound(
-            id === jobId ? 'job' : 'reference job',
-            id,
-            'create it first (POST /job_architecture/jobs)',
-          ).descriptions[0] as string,
-      ),
-    )
-  }
+  if (missing.length > 0) throw errors.unknownPreviewJobs(jobId, missing)
   const job = byId.get(jobId) as JobRow
   const family = job.job_family_id
     ? await tenant.database.one<{ external_id: string; name: string; description: string | null }>(

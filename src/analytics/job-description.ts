@@ -436,91 +436,150 @@ export function generateJobDescription(
   inputs: DescriptionInputs,
   options: DescriptionOptions,
 ): GeneratedDescription {
-  const pack = PACKS[options.language]
-  const limit = BULLETS[options.length]
-  const quoted = options.useInternalJobData ? QUOTED_SENTENCES[options.length] : 0
-  const name = (skill: DescriptionSkill) => skill.names[options.language]
-  const list = (names: readonly string[]) =>
-    names.length <= 1
-      ? (names[0] ?? '')
-      : `${names.slice(0, -1).join(', ')} ${pack.and} ${names[names.length - 1]}`
-  const sentencesIn = (text: string | null | undefined, count: number) =>
-    count > 0 && text?.trim() && detectTextLanguage(text) === options.language
-      ? firstSentences(text, count)
-      : []
-
-  const skills = [...inputs.job.skills].sort(byImportance)
-  const work = skills.filter((skill) => WORK_TYPES.has(skill.skill_type))
-  const soft = skills.filter((skill) => skill.skill_type === 'soft_skill')
-  const family = inputs.family?.name ?? null
-  const title = inputs.job.title
-
-  const core = skills.filter((skill) => skill.critical || skill.validated || (skill.level ?? 0) >= 3)
-  const required = (core.length > 0 ? core : skills).slice(0, limit)
-  const requiredIds = new Set(required.map((skill) => skill.skill_id))
-
-  const build: Record<SectionName, () => Omit<DescriptionSection, 'section' | 'heading'>> = {
-    summary: () => {
-      const highlights = (work.length > 0 ? work : skills).slice(0, 3).map(name)
-      const opening =
-        highlights.length > 0
-          ? pack.summary(title, family, list(highlights))
-          : pack.summaryNoSkills(title, family)
-      return {
-        paragraphs: [[opening, ...sentencesIn(inputs.job.description, quoted)].join(' ')],
-        bullets: [],
-      }
-    },
-    responsibilities: () => {
-      const bullets = work
-        .slice(0, limit)
-        .map((skill, index) =>
-          skill.skill_type === 'tool'
-            ? pack.tool(name(skill))
-            : (pack.responsibilities[index % pack.responsibilities.length] as (skill: string) => string)(
-                name(skill),
-              ),
-        )
-      return { paragraphs: [], bullets: bullets.length > 0 ? bullets : [pack.noResponsibilities(title)] }
-    },
-    requirements: () => {
-      const bullets = required.map((skill) => {
-        const notes = [
-          ...(skill.level !== null ? [pack.levels[Math.min(5, Math.max(1, skill.level)) - 1] as string] : []),
-          ...(skill.critical ? [pack.essential] : []),
-        ]
-        return notes.length > 0 ? `${name(skill)} (${notes.join(', ')})` : name(skill)
-      })
-      return { paragraphs: [], bullets: bullets.length > 0 ? bullets : [pack.noRequirements(title)] }
-    },
-    nice_to_have: () => {
-      const own = new Set(skills.map((skill) => skill.skill_id))
-      const shared = referenceSkills(inputs.references).filter((entry) => !own.has(entry.skill.skill_id))
-      const half = inputs.references.length / 2
-      const picked = [
-        ...shared.filter((entry) => entry.jobs >= half).map((entry) => entry.skill),
-        ...skills.filter((skill) => !requiredIds.has(skill.skill_id)),
-        ...shared.filter((entry) => entry.jobs < half).map((entry) => entry.skill),
-      ].slice(0, limit)
-      return { paragraphs: [], bullets: picked.length > 0 ? picked.map(name) : [pack.noNiceToHave] }
-    },
-    about_the_team: () => {
-      const titles = inputs.references.map((reference) => reference.title).slice(0, limit)
-      const sentences = [
-        ...(family ? [pack.family(family)] : []),
-        ...sentencesIn(inputs.family?.description, quoted),
-        ...(titles.length > 0 ? [pack.references(list(titles))] : []),
-        ...(soft.length > 0 ? [pack.values(list(soft.slice(0, 3).map(name)))] : []),
-      ]
-      return { paragraphs: [(sentences.length > 0 ? sentences : [pack.team]).join(' ')], bullets: [] }
-    },
-  }
-
+  const draft = new DescriptionDraft(inputs, options)
   const sections = options.sections.map((section) => ({
     section,
-    heading: pack.headings[section],
-    ...build[section](),
+    heading: draft.pack.headings[section],
+    ...SECTION_WRITERS[section](draft),
   }))
+  return { language: options.language, title: draft.title, sections, text: markdownOf(draft.title, sections) }
+}
+
+/** What the sections of one description are written from: the job's skills sorted and sorted out, and the wording. */
+class DescriptionDraft {
+  readonly pack: LanguagePack
+  /** Bullets per section. */
+  readonly limit: number
+  /** Sentences quoted from stored descriptions (0 without internal job data). */
+  readonly quoted: number
+  readonly title: string
+  readonly family: string | null
+  /** The job's skills, most important first; its work skills (hard skills, tools, knowledge) and soft skills. */
+  readonly skills: DescriptionSkill[]
+  readonly work: DescriptionSkill[]
+  readonly soft: DescriptionSkill[]
+  /** The requirements: the critical, governed or level ≥ 3 skills, else the most important ones. */
+  readonly required: DescriptionSkill[]
+
+  constructor(
+    readonly inputs: DescriptionInputs,
+    readonly options: DescriptionOptions,
+  ) {
+    this.pack = PACKS[options.language]
+    this.limit = BULLETS[options.length]
+    this.quoted = options.useInternalJobData ? QUOTED_SENTENCES[options.length] : 0
+    this.title = inputs.job.title
+    this.family = inputs.family?.name ?? null
+    this.skills = [...inputs.job.skills].sort(byImportance)
+    this.work = this.skills.filter((skill) => WORK_TYPES.has(skill.skill_type))
+    this.soft = this.skills.filter((skill) => skill.skill_type === 'soft_skill')
+    const core = this.skills.filter((skill) => skill.critical || skill.validated || (skill.level ?? 0) >= 3)
+    this.required = (core.length > 0 ? core : this.skills).slice(0, this.limit)
+  }
+
+  /** A skill's name in the output language. */
+  name = (skill: DescriptionSkill): string => skill.names[this.options.language]
+
+  /** Names as a list in running text: "a, b and c". */
+  list(names: readonly string[]): string {
+    return names.length <= 1
+      ? (names[0] ?? '')
+      : `${names.slice(0, -1).join(', ')} ${this.pack.and} ${names[names.length - 1]}`
+  }
+
+  /** The first `count` sentences of a stored text, when it is written in the output language. */
+  sentencesIn(text: string | null | undefined, count: number): string[] {
+    return count > 0 && text?.trim() && detectTextLanguage(text) === this.options.language
+      ? firstSentences(text, count)
+      : []
+  }
+}
+
+type SectionBody = Omit<DescriptionSection, 'section' | 'heading'>
+
+/** The title, its family and the three most important work skills, then the job's own first sentence(s). */
+function writeSummary(draft: DescriptionDraft): SectionBody {
+  const { pack, title, family } = draft
+  const highlights = (draft.work.length > 0 ? draft.work : draft.skills).slice(0, 3).map(draft.name)
+  const opening =
+    highlights.length > 0
+      ? pack.summary(title, family, draft.list(highlights))
+      : pack.summaryNoSkills(title, family)
+  return {
+    paragraphs: [[opening, ...draft.sentencesIn(draft.inputs.job.description, draft.quoted)].join(' ')],
+    bullets: [],
+  }
+}
+
+/** One bullet per most important work skill, phrasings rotating so that bullets read differently. */
+function writeResponsibilities(draft: DescriptionDraft): SectionBody {
+  const { pack, name } = draft
+  const bullets = draft.work
+    .slice(0, draft.limit)
+    .map((skill, index) =>
+      skill.skill_type === 'tool'
+        ? pack.tool(name(skill))
+        : (pack.responsibilities[index % pack.responsibilities.length] as (skill: string) => string)(
+            name(skill),
+          ),
+    )
+  return { paragraphs: [], bullets: bullets.length > 0 ? bullets : [pack.noResponsibilities(draft.title)] }
+}
+
+/** The required skills, each with its level word and "essential" when critical. */
+function writeRequirements(draft: DescriptionDraft): SectionBody {
+  const { pack, name } = draft
+  const bullets = draft.required.map((skill) => {
+    const notes = [
+      ...(skill.level !== null ? [pack.levels[Math.min(5, Math.max(1, skill.level)) - 1] as string] : []),
+      ...(skill.critical ? [pack.essential] : []),
+    ]
+    return notes.length > 0 ? `${name(skill)} (${notes.join(', ')})` : name(skill)
+  })
+  return { paragraphs: [], bullets: bullets.length > 0 ? bullets : [pack.noRequirements(draft.title)] }
+}
+
+/**
+ * Skills at least half of the reference jobs hold and the job lacks, then the job's other
+ * skills, then the skills fewer reference jobs hold.
+ */
+function writeNiceToHave(draft: DescriptionDraft): SectionBody {
+  const { skills, inputs } = draft
+  const own = new Set(skills.map((skill) => skill.skill_id))
+  const requiredIds = new Set(draft.required.map((skill) => skill.skill_id))
+  const shared = referenceSkills(inputs.references).filter((entry) => !own.has(entry.skill.skill_id))
+  const half = inputs.references.length / 2
+  const picked = [
+    ...shared.filter((entry) => entry.jobs >= half).map((entry) => entry.skill),
+    ...skills.filter((skill) => !requiredIds.has(skill.skill_id)),
+    ...shared.filter((entry) => entry.jobs < half).map((entry) => entry.skill),
+  ].slice(0, draft.limit)
+  return { paragraphs: [], bullets: picked.length > 0 ? picked.map(draft.name) : [draft.pack.noNiceToHave] }
+}
+
+/** The family and its description's first sentence(s), the reference jobs' titles, the soft skills. */
+function writeAboutTheTeam(draft: DescriptionDraft): SectionBody {
+  const { pack, family, inputs } = draft
+  const titles = inputs.references.map((reference) => reference.title).slice(0, draft.limit)
+  const sentences = [
+    ...(family ? [pack.family(family)] : []),
+    ...draft.sentencesIn(inputs.family?.description, draft.quoted),
+    ...(titles.length > 0 ? [pack.references(draft.list(titles))] : []),
+    ...(draft.soft.length > 0 ? [pack.values(draft.list(draft.soft.slice(0, 3).map(draft.name)))] : []),
+  ]
+  return { paragraphs: [(sentences.length > 0 ? sentences : [pack.team]).join(' ')], bullets: [] }
+}
+
+const SECTION_WRITERS: Record<SectionName, (draft: DescriptionDraft) => SectionBody> = {
+  summary: writeSummary,
+  responsibilities: writeResponsibilities,
+  requirements: writeRequirements,
+  nice_to_have: writeNiceToHave,
+  about_the_team: writeAboutTheTeam,
+}
+
+/** The description as Markdown: the title, then each section's heading, paragraphs and bullets. */
+function markdownOf(title: string, sections: readonly DescriptionSection[]): string {
   const text = [
     `# ${title}`,
     ...sections.map((section) =>
@@ -531,7 +590,7 @@ export function generateJobDescription(
       ].join('\n\n'),
     ),
   ].join('\n\n')
-  return { language: options.language, title, sections, text: `${text}\n` }
+  return `${text}\n`
 }
 
 /** Skills of the reference jobs with how many of them hold each, most shared first. */

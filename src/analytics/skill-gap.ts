@@ -1,4 +1,4 @@
-import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { errors } from '../errors/skillhouse-error.js'
 import {
   DEFAULT_VENDOR,
   type ExternalVendor,
@@ -9,60 +9,14 @@ import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
 import { gapCandidatesOf, gapIndex } from './gap-index.js'
+import { type GapCandidate, gapSkills } from './gap-rule.js'
+
+export { type GapCandidate, type GapReason, gapSkills, meetsLevel } from './gap-rule.js'
 
 /** Query of `GET /employees/{e}/vacancies/{v}/gap` (4.5); names as in docs/api.md. */
 export interface SkillGapOptions {
   vocab_language?: string | null | undefined
   external_vendor?: string | null | undefined
-}
-
-/** One skill of the vacancy's profile, with what the employee holds of it. */
-export interface GapCandidate {
-  skill_id: string
-  /** governed_critical, else inferred_critical, of the vacancy's skill; null counts as not critical. */
-  critical: boolean
-  /** The vacancy profile's score of the skill: how strongly the vacancy asks for it. */
-  score: number
-  /** Level the vacancy asks for (governed, else inferred), null when unknown. */
-  required_level: number | null
-  /** Whether the employee's profile holds the skill (suggested or validated; rejected skills are absent). */
-  held: boolean
-  /** The employee's level of the skill, null when not held or unknown. */
-  held_level: number | null
-}
-
-/** Why a skill is in the gap. */
-export type GapReason = 'missing' | 'below_required_level'
-
-/**
- * Whether a held skill is held at the level asked for: always when either level is unknown (a
- * profile without proficiency never makes a held skill a gap), else at or above it.
- */
-export function meetsLevel(requiredLevel: number | null, heldLevel: number | null): boolean {
-  return requiredLevel === null || heldLevel === null || heldLevel >= requiredLevel
-}
-
-/**
- * The gap rule, on plain data: a vacancy skill is in the gap when the employee does not hold it
- * at all, or holds it below the level the vacancy asks for — the level comparison applies only
- * when both levels are known (a profile without proficiency never makes a held skill a gap).
- * Ordered by importance: critical skills first, then the vacancy's score (highest first), then
- * skill_id, so that equal inputs always give the same order.
- */
-export function gapSkills(candidates: readonly GapCandidate[]): (GapCandidate & { reason: GapReason })[] {
-  const gap: (GapCandidate & { reason: GapReason })[] = []
-  for (const candidate of candidates) {
-    if (!candidate.held) gap.push({ ...candidate, reason: 'missing' })
-    else if (!meetsLevel(candidate.required_level, candidate.held_level)) {
-      gap.push({ ...candidate, reason: 'below_required_level' })
-    }
-  }
-  return gap.sort(
-    (a, b) =>
-      Number(b.critical) - Number(a.critical) ||
-      b.score - a.score ||
-      (a.skill_id < b.skill_id ? -1 : a.skill_id > b.skill_id ? 1 : 0),
-  )
 }
 
 /**
@@ -122,7 +76,7 @@ async function candidatesFromIndex(
   const index = await gapIndex(tenant.database, vendor, version)
   const employee = index.employees.get(employeeId)
   const vacancy = index.vacancies.get(vacancyId)
-  requireBoth(employeeId, employee !== undefined, vacancyId, vacancy !== undefined)
+  requireEmployeeAndVacancy(employeeId, employee !== undefined, vacancyId, vacancy !== undefined)
   return {
     candidates: gapCandidatesOf(index, employee as number, vacancy as number),
     names: async () => index.names,
@@ -141,15 +95,8 @@ async function candidatesFromDatabase(
             EXISTS (SELECT 1 FROM vacancies WHERE external_id = $2) AS vacancy`,
     [employeeId, vacancyId],
   )
-  requireBoth(employeeId, known?.employee === true, vacancyId, known?.vacancy === true)
-  const candidates = await tenant.database.all<{
-    skill_id: string
-    critical: boolean
-    score: number
-    required_level: number | null
-    held: boolean
-    held_level: number | null
-  }>(
+  requireEmployeeAndVacancy(employeeId, known?.employee === true, vacancyId, known?.vacancy === true)
+  const candidates = await tenant.database.all<GapCandidate & Record<string, unknown>>(
     `SELECT v.skill_id,
             coalesce(v.governed_critical, v.inferred_critical, false) AS critical,
             v.score,
@@ -167,17 +114,15 @@ async function candidatesFromDatabase(
 }
 
 /** 404 for an unknown employee or vacancy; both unknown: both named at once, so that a client fixes both ids in one round trip. */
-function requireBoth(employeeId: string, employeeKnown: boolean, vacancyId: string, vacancyKnown: boolean) {
-  const missing = [
-    ...(employeeKnown ? [] : [errors.notFound('employee', employeeId)]),
-    ...(vacancyKnown ? [] : [errors.notFound('vacancy', vacancyId)]),
-  ]
-  if (missing.length === 1) throw missing[0] as SkillhouseError
-  if (missing.length > 1)
-    throw new SkillhouseError(
-      404,
-      missing.flatMap((error) => error.descriptions),
-    )
+function requireEmployeeAndVacancy(
+  employeeId: string,
+  employeeKnown: boolean,
+  vacancyId: string,
+  vacancyKnown: boolean,
+) {
+  if (!employeeKnown && !vacancyKnown) throw errors.unknownEmployeeAndVacancy(employeeId, vacancyId)
+  if (!employeeKnown) throw errors.notFound('employee', employeeId)
+  if (!vacancyKnown) throw errors.notFound('vacancy', vacancyId)
 }
 
 /** Display names of the vacancy profile's skills only: a few rows, not the whole vocabulary. */

@@ -153,8 +153,35 @@ export const errors = {
     ),
 
   // Analytics: gaps, previews and exports.
+  /** Neither the employee nor the vacancy of a gap (4.5) exists: both named, so that one round trip fixes both ids. */
+  unknownEmployeeAndVacancy: (employeeId: string, vacancyId: string): SkillhouseError =>
+    new SkillhouseError(404, [
+      ...errors.notFound('employee', employeeId).descriptions,
+      ...errors.notFound('vacancy', vacancyId).descriptions,
+    ]),
+  /** A job change preview request (2.6) of the wrong structure: one description per issue, naming its field. */
+  malformedPreviewRequest: (issues: string[]) => new SkillhouseError(400, issues),
+  /** The job of a job change preview, or some of its reference jobs, do not exist: each named, the job first. */
+  unknownPreviewJobs: (jobId: string, missingIds: readonly string[]): SkillhouseError =>
+    new SkillhouseError(
+      404,
+      missingIds.flatMap(
+        (id) =>
+          errors.notFound(
+            id === jobId ? 'job' : 'reference job',
+            id,
+            'create it first (POST /job_architecture/jobs)',
+          ).descriptions,
+      ),
+    ),
 
   // Webhooks (section 6).
+  /** A URL has an active subscription already (one subscription per URL). */
+  urlSubscribedAlready: (url: string, subscriptionId: string) =>
+    new SkillhouseError(
+      409,
+      `url: ${url} is subscribed already as ${subscriptionId}; remove that subscription first to subscribe it again with other event types`,
+    ),
 }
 
 export function isSkillhouseError(error: unknown): error is SkillhouseError {

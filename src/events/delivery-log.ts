@@ -56,19 +56,19 @@ export async function queueEvents(
   now: Date,
   scope: { toSeq: number } | { toSeq: number; subscriptionId: string; fromSeq: number },
 ): Promise<number[]> {
-  const one = 'subscriptionId' in scope
+  const replay = 'subscriptionId' in scope
   const rows = await database.all<{ outbox_seq: number }>(
     `INSERT INTO webhook_deliveries
        (subscription_id, outbox_seq, event_id, event_type, state, attempts, next_attempt_at, created_at,
         updated_at, queued_at)
      SELECT s.id, o.seq, o.id, o.type, 'pending', 0, $1, $1, $1, $1
        FROM webhook_subscriptions s
-       JOIN outbox o ON o.seq <= $2 AND ${one ? 'o.seq >= $4' : 'o.seq > s.cursor_seq'}
-      WHERE ${one ? 's.id = $3' : "s.status = 'active'"}
+       JOIN outbox o ON o.seq <= $2 AND ${replay ? 'o.seq >= $4' : 'o.seq > s.cursor_seq'}
+      WHERE ${replay ? 's.id = $3' : "s.status = 'active'"}
         AND (len(s.event_types) = 0 OR list_contains(s.event_types, o.type))
      ON CONFLICT DO NOTHING
      RETURNING outbox_seq`,
-    one ? [stamp(now), scope.toSeq, scope.subscriptionId, scope.fromSeq] : [stamp(now), scope.toSeq],
+    replay ? [stamp(now), scope.toSeq, scope.subscriptionId, scope.fromSeq] : [stamp(now), scope.toSeq],
   )
   return rows.map((row) => Number(row.outbox_seq))
 }
@@ -186,89 +186,121 @@ export async function writeAttempts(
   const diedWith = records.map(() => 0)
   if (records.length === 0) return diedWith
   await database.transaction(async () => {
-    const delivered = records.filter((record) => record.kind === 'delivered')
-    if (delivered.length > 0) {
-      await database.run(
-        `UPDATE webhook_deliveries d
-            SET state = 'delivered', attempts = v.attempts, last_status = v.status, last_error = NULL,
-                next_attempt_at = NULL, updated_at = epoch_ms(v.at), delivered_at = epoch_ms(v.at)
-           FROM (SELECT unnest($1::VARCHAR[]) AS subscription_id, unnest($2::BIGINT[]) AS seq,
-                        unnest($3::INTEGER[]) AS attempts, unnest($4::INTEGER[]) AS status,
-                        unnest($5::BIGINT[]) AS at) v
-          WHERE d.subscription_id = v.subscription_id AND d.outbox_seq = v.seq`,
-        [
-          listValue(delivered.map((record) => record.subscriptionId)),
-          listValue(delivered.map((record) => record.seq)),
-          listValue(delivered.map((record) => record.attempts)),
-          listValue(delivered.map((record) => record.status)),
-          listValue(delivered.map((record) => record.at.getTime())),
-        ],
-      )
-    }
-    /** Per subscription: its retry time after these attempts (undefined: unchanged), its last error. */
-    const subscriptions = new Map<string, { retryAt?: Date | null; error?: { text: string; at: Date } }>()
+    await markDelivered(
+      database,
+      records.filter((record) => record.kind === 'delivered'),
+    )
+    const subscriptions = new Map<string, SubscriptionOutcome>()
     for (const [index, record] of records.entries()) {
-      const state = subscriptions.get(record.subscriptionId) ?? {}
-      subscriptions.set(record.subscriptionId, state)
+      const outcome = subscriptions.get(record.subscriptionId) ?? {}
+      subscriptions.set(record.subscriptionId, outcome)
       if (record.kind === 'delivered') {
-        state.retryAt = null
+        outcome.retryAt = null
         continue
       }
-      await database.run(
-        `UPDATE webhook_deliveries
-            SET state = $3, attempts = $4, last_status = $5::INTEGER, last_error = $6,
-                next_attempt_at = $7::TIMESTAMP, updated_at = $8
-          WHERE subscription_id = $1 AND outbox_seq = $2`,
-        [
-          record.subscriptionId,
-          record.seq,
-          record.retryAt === null ? 'dead' : 'pending',
-          record.attempts,
-          record.status,
-          record.error,
-          record.retryAt === null ? null : stamp(record.retryAt),
-          stamp(record.at),
-        ],
-      )
-      state.error = { text: record.error, at: record.at }
-      if (record.blocks) state.retryAt = record.retryAt
+      await markFailed(database, record)
+      outcome.error = { text: record.error, at: record.at }
+      if (record.blocks) outcome.retryAt = record.retryAt
       if (record.expireQueuedBefore) {
-        state.retryAt = null
-        const died = await database.all(
-          `UPDATE webhook_deliveries
-              SET state = 'dead', next_attempt_at = NULL, updated_at = $4,
-                  last_error = 'not sent: its retry window ended while the consumer was down (' || $5::VARCHAR || ')'
-            WHERE subscription_id = $1 AND state = 'pending' AND outbox_seq > $2 AND queued_at <= $3
-           RETURNING outbox_seq`,
-          [
-            record.subscriptionId,
-            record.seq,
-            stamp(record.expireQueuedBefore),
-            stamp(record.at),
-            record.error,
-          ],
-        )
-        diedWith[index] = died.length
+        outcome.retryAt = null
+        diedWith[index] = await expireQueuedBehind(database, record, record.expireQueuedBefore)
       }
     }
-    for (const [id, state] of subscriptions) {
-      await database.run(
-        `UPDATE webhook_subscriptions
-            SET retry_at = CASE WHEN $2::BOOLEAN THEN $3::TIMESTAMP ELSE retry_at END,
-                last_error = coalesce($4::VARCHAR, last_error),
-                last_error_at = coalesce($5::TIMESTAMP, last_error_at)
-          WHERE id = $1`,
-        [
-          id,
-          state.retryAt !== undefined,
-          state.retryAt ? stamp(state.retryAt) : null,
-          state.error?.text ?? null,
-          state.error ? stamp(state.error.at) : null,
-        ],
-      )
-    }
+    for (const [id, outcome] of subscriptions) await recordSubscriptionOutcome(database, id, outcome)
   })
   return diedWith
+}
+
+type DeliveredRecord = Extract<AttemptRecord, { kind: 'delivered' }>
+type FailedRecord = Extract<AttemptRecord, { kind: 'failed' }>
+
+/** What a subscription's attempts leave: its retry time (undefined: unchanged; null: none), its last error. */
+interface SubscriptionOutcome {
+  retryAt?: Date | null
+  error?: { text: string; at: Date }
+}
+
+/** Marks delivered events delivered, all in one statement. */
+async function markDelivered(database: TenantDatabase, delivered: readonly DeliveredRecord[]): Promise<void> {
+  if (delivered.length === 0) return
+  await database.run(
+    `UPDATE webhook_deliveries d
+        SET state = 'delivered', attempts = v.attempts, last_status = v.status, last_error = NULL,
+            next_attempt_at = NULL, updated_at = epoch_ms(v.at), delivered_at = epoch_ms(v.at)
+       FROM (SELECT unnest($1::VARCHAR[]) AS subscription_id, unnest($2::BIGINT[]) AS seq,
+                    unnest($3::INTEGER[]) AS attempts, unnest($4::INTEGER[]) AS status,
+                    unnest($5::BIGINT[]) AS at) v
+      WHERE d.subscription_id = v.subscription_id AND d.outbox_seq = v.seq`,
+    [
+      listValue(delivered.map((record) => record.subscriptionId)),
+      listValue(delivered.map((record) => record.seq)),
+      listValue(delivered.map((record) => record.attempts)),
+      listValue(delivered.map((record) => record.status)),
+      listValue(delivered.map((record) => record.at.getTime())),
+    ],
+  )
+}
+
+/** Records a failed attempt: the event pending again at its retry time, or dead when it has none. */
+async function markFailed(database: TenantDatabase, record: FailedRecord): Promise<void> {
+  await database.run(
+    `UPDATE webhook_deliveries
+        SET state = $3, attempts = $4, last_status = $5::INTEGER, last_error = $6,
+            next_attempt_at = $7::TIMESTAMP, updated_at = $8
+      WHERE subscription_id = $1 AND outbox_seq = $2`,
+    [
+      record.subscriptionId,
+      record.seq,
+      record.retryAt === null ? 'dead' : 'pending',
+      record.attempts,
+      record.status,
+      record.error,
+      record.retryAt === null ? null : stamp(record.retryAt),
+      stamp(record.at),
+    ],
+  )
+}
+
+/**
+ * The events queued behind a dead one, at or before `queuedBefore`, die with it (their window
+ * ended while the consumer was down). Returns how many died.
+ */
+async function expireQueuedBehind(
+  database: TenantDatabase,
+  record: FailedRecord,
+  queuedBefore: Date,
+): Promise<number> {
+  const died = await database.all(
+    `UPDATE webhook_deliveries
+        SET state = 'dead', next_attempt_at = NULL, updated_at = $4,
+            last_error = 'not sent: its retry window ended while the consumer was down (' || $5::VARCHAR || ')'
+      WHERE subscription_id = $1 AND state = 'pending' AND outbox_seq > $2 AND queued_at <= $3
+     RETURNING outbox_seq`,
+    [record.subscriptionId, record.seq, stamp(queuedBefore), stamp(record.at), record.error],
+  )
+  return died.length
+}
+
+/** Records on a subscription its last error and whether it waits for its consumer (`retry_at`). */
+async function recordSubscriptionOutcome(
+  database: TenantDatabase,
+  id: string,
+  outcome: SubscriptionOutcome,
+): Promise<void> {
+  await database.run(
+    `UPDATE webhook_subscriptions
+        SET retry_at = CASE WHEN $2::BOOLEAN THEN $3::TIMESTAMP ELSE retry_at END,
+            last_error = coalesce($4::VARCHAR, last_error),
+            last_error_at = coalesce($5::TIMESTAMP, last_error_at)
+      WHERE id = $1`,
+    [
+      id,
+      outcome.retryAt !== undefined,
+      outcome.retryAt ? stamp(outcome.retryAt) : null,
+      outcome.error?.text ?? null,
+      outcome.error ? stamp(outcome.error.at) : null,
+    ],
+  )
 }
 
 /** The backlog of the active subscriptions: events pending, and when the first of them is due. */

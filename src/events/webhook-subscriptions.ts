@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { type DuckDBValue, listValue } from '@duckdb/node-api'
 import { parseBody, parseQuery } from '../entities/input-issues.js'
-import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { errors } from '../errors/skillhouse-error.js'
 import {
   HEALTH_CHECK_EVENT_TYPE,
   type WebhookDelivery,
@@ -105,12 +105,7 @@ async function refuseSubscribed(database: TenantDatabase, url: string): Promise<
     `SELECT id FROM webhook_subscriptions WHERE url = $1 AND status = 'active'`,
     [url],
   )
-  if (existing) {
-    throw new SkillhouseError(
-      409,
-      `url: ${url} is subscribed already as ${existing.id}; remove that subscription first to subscribe it again with other event types`,
-    )
-  }
+  if (existing) throw errors.urlSubscribedAlready(url, existing.id)
 }
 
 type SubscriptionRow = {

@@ -1,18 +1,8 @@
 import { packArrays, unpackArrays } from '../util/kept-arrays.js'
+import { type CompiledRanker, compileRanker } from './compile-ranker.js'
 import type { TextLanguageCode } from './detect-language.js'
-import { type CompiledRanker, compileRanker, type SkillFacts } from './skill-ranker.js'
 import { isUpperWord, LABEL_TEXT_LANGUAGE, normaliseWord, Stemmers, scanWords } from './text-tokens.js'
-
-/** One label of the vocabulary: a skill's name or alias in one language. */
-export interface LabelInput {
-  skill_id: string
-  language: string
-  kind: 'name' | 'alias'
-  label: string
-}
-
-/** Text languages in the order of their stemmed tries (and of `wordLanguageWeights`). */
-export const TEXT_LANGUAGES: readonly TextLanguageCode[] = ['en', 'nl', 'fr', 'de']
+import { type LabelInput, type SkillFacts, TEXT_LANGUAGES } from './vocabulary-input.js'
 /** Root nodes: the exact trie, the stemmed tries (one per text language), the one-word labels. */
 export const EXACT_ROOT = 0
 export const STEMMED_ROOT = 1
@@ -50,7 +40,7 @@ export interface CompiledVocabulary {
   entryUpperOnly: Uint8Array
   /** Bit i set when the stemmed trie of TEXT_LANGUAGES[i] exists. */
   stemmedLanguages: number
-  /** The ranker of skills a text implies (skill-ranker.ts), over the same skill numbers. */
+  /** The ranker of skills a text implies (compile-ranker.ts, skill-ranker.ts), over the same skill numbers. */
   ranker: CompiledRanker
 }
 
@@ -73,43 +63,99 @@ export function compileVocabulary(
   facts: readonly SkillFacts[] = [],
 ): CompiledVocabulary {
   const tries = new TrieBuilder()
-  const skillIds: string[] = []
-  const skillIndex = new Map<string, number>()
-  const names: Map<string, string>[] = []
-  // The labels that make it into the tries, flat: skill, flags, stem language, and their words.
-  const labelSkill = new IntList()
-  const labelFlags = new IntList()
-  const labelStem = new IntList()
-  const labelNorms = new IntList()
-  const normsFrom = new IntList()
-  for (const label of labels) {
-    let skill = skillIndex.get(label.skill_id)
-    if (skill === undefined) {
-      skill = skillIds.push(label.skill_id) - 1
-      skillIndex.set(label.skill_id, skill)
-      names.push(new Map())
+  const table = new LabelTable(labels, tries)
+  const documentFrequency = labelDocumentFrequency(table, tries.termCount)
+  const skillTotal = Math.max(table.skillIds.length, 1)
+  const stemTerms = TEXT_LANGUAGES.map(() => new Map<number, number>())
+  for (let label = 0; label < table.labelSkill.length; label++) {
+    const skill = table.labelSkill.at(label)
+    const flags = table.labelFlags.at(label)
+    const upper = (flags & UPPER) !== 0
+    const norms = table.normsOf(label)
+    const confidence = (flags & NAME ? 1 : 0.95) * specificity(norms, documentFrequency, skillTotal)
+    tries.add(tries.path(EXACT_ROOT, norms), skill, confidence, upper)
+    if (norms.length > 1) {
+      const joined = tries.term(norms.map((norm) => tries.text(norm)).join(''))
+      tries.add(tries.path(EXACT_ROOT, [joined]), skill, confidence, upper)
     }
-    if (label.kind === 'name') names[skill]?.set(label.language, label.label)
-    const words = scanWords(label.label).map((span) => label.label.slice(span.start, span.end))
-    // One letter alone ("R", "C") is too ambiguous to find in text; its aliases carry it.
-    if (words.length === 0) continue
-    const first = normaliseWord(words[0] as string)
-    if (words.length === 1 && first.length < 2) continue
-    const upper = words.length === 1 && first.length <= 3 && isUpperWord(words[0] as string)
-    labelSkill.push(skill)
-    labelFlags.push((label.kind === 'name' ? NAME : 0) | (upper ? UPPER : 0))
-    labelStem.push(LABEL_TEXT_LANGUAGE.get(label.language) ?? -1)
-    normsFrom.push(labelNorms.length)
-    labelNorms.push(tries.term(first))
-    for (let index = 1; index < words.length; index++)
-      labelNorms.push(tries.term(normaliseWord(words[index] as string)))
+    if (norms.length === 1 && tries.text(norms[0] as number).length >= 5)
+      tries.add(tries.path(SINGLE_ROOT, norms), skill, confidence, upper)
+    const stemLanguage = table.labelStem.at(label)
+    if (stemLanguage >= 0 && !upper) {
+      const stems = stemsOf(
+        tries,
+        norms,
+        stemLanguage,
+        stemTerms[stemLanguage] as Map<number, number>,
+        stemmers,
+      )
+      tries.add(tries.path(STEMMED_ROOT + stemLanguage, stems), skill, confidence * STEMMED, upper)
+    }
   }
-  normsFrom.push(labelNorms.length)
-  const normsOf = (label: number) =>
-    Array.from(labelNorms.array.subarray(normsFrom.at(label), normsFrom.at(label + 1)))
-  // How many skills have a label with each word, counted skill by skill.
-  const documentFrequency = new Int32Array(tries.termCount)
-  const lastSkill = new Int32Array(tries.termCount).fill(-1)
+  return tries.finish(
+    table.skillIds,
+    table.names.map((byLanguage) => [...byLanguage].flat()),
+    compileRanker(labels, facts, table.skillIndex, stemmers),
+  )
+}
+
+const NAME = 1
+const UPPER = 2
+
+/**
+ * The skills of the labels, numbered as first met, with their names; and the labels that make
+ * it into the tries, flat: skill, flags (NAME, UPPER), stem language, and their words as terms.
+ */
+class LabelTable {
+  readonly skillIds: string[] = []
+  readonly skillIndex = new Map<string, number>()
+  /** Per skill: its name in each language. */
+  readonly names: Map<string, string>[] = []
+  readonly labelSkill = new IntList()
+  readonly labelFlags = new IntList()
+  readonly labelStem = new IntList()
+  /** The words of label l: labelNorms[normsFrom[l] … normsFrom[l + 1]). */
+  readonly labelNorms = new IntList()
+  readonly normsFrom = new IntList()
+
+  constructor(labels: readonly LabelInput[], tries: TrieBuilder) {
+    const { skillIds, skillIndex, names, labelSkill, labelFlags, labelStem, labelNorms, normsFrom } = this
+    for (const label of labels) {
+      let skill = skillIndex.get(label.skill_id)
+      if (skill === undefined) {
+        skill = skillIds.push(label.skill_id) - 1
+        skillIndex.set(label.skill_id, skill)
+        names.push(new Map())
+      }
+      if (label.kind === 'name') names[skill]?.set(label.language, label.label)
+      const words = scanWords(label.label).map((span) => label.label.slice(span.start, span.end))
+      // One letter alone ("R", "C") is too ambiguous to find in text; its aliases carry it.
+      if (words.length === 0) continue
+      const first = normaliseWord(words[0] as string)
+      if (words.length === 1 && first.length < 2) continue
+      const upper = words.length === 1 && first.length <= 3 && isUpperWord(words[0] as string)
+      labelSkill.push(skill)
+      labelFlags.push((label.kind === 'name' ? NAME : 0) | (upper ? UPPER : 0))
+      labelStem.push(LABEL_TEXT_LANGUAGE.get(label.language) ?? -1)
+      normsFrom.push(labelNorms.length)
+      labelNorms.push(tries.term(first))
+      for (let index = 1; index < words.length; index++)
+        labelNorms.push(tries.term(normaliseWord(words[index] as string)))
+    }
+    normsFrom.push(labelNorms.length)
+  }
+
+  /** The words of a label, as terms. */
+  normsOf(label: number): number[] {
+    return Array.from(this.labelNorms.array.subarray(this.normsFrom.at(label), this.normsFrom.at(label + 1)))
+  }
+}
+
+/** How many skills have a label with each word, counted skill by skill. */
+function labelDocumentFrequency(table: LabelTable, termCount: number): Int32Array {
+  const { labelSkill, labelNorms, normsFrom, skillIds } = table
+  const documentFrequency = new Int32Array(termCount)
+  const lastSkill = new Int32Array(termCount).fill(-1)
   for (const label of bySkill(labelSkill, skillIds.length)) {
     const skill = labelSkill.at(label)
     for (let at = normsFrom.at(label); at < normsFrom.at(label + 1); at++) {
@@ -119,50 +165,35 @@ export function compileVocabulary(
       documentFrequency[norm] = (documentFrequency[norm] as number) + 1
     }
   }
-  const skillTotal = Math.max(skillIds.length, 1)
-  const stemTerms = TEXT_LANGUAGES.map(() => new Map<number, number>())
-  for (let label = 0; label < labelSkill.length; label++) {
-    const skill = labelSkill.at(label)
-    const flags = labelFlags.at(label)
-    const upper = (flags & UPPER) !== 0
-    const norms = normsOf(label)
-    // Specific: more words, rarer words. A lone word that many skills' labels share is generic.
-    let rarity = Infinity
-    for (const norm of norms) {
-      const frequency = documentFrequency[norm] as number
-      rarity = Math.min(rarity, 1 - Math.min(0.5, (frequency - 1) / (skillTotal * 0.01 + 4)))
-    }
-    const specificity = Math.min(1, 0.7 + 0.15 * (norms.length - 1)) * rarity
-    const confidence = (flags & NAME ? 1 : 0.95) * specificity
-    tries.add(tries.path(EXACT_ROOT, norms), skill, confidence, upper)
-    if (norms.length > 1) {
-      const joined = tries.term(norms.map((norm) => tries.text(norm)).join(''))
-      tries.add(tries.path(EXACT_ROOT, [joined]), skill, confidence, upper)
-    }
-    if (norms.length === 1 && tries.text(norms[0] as number).length >= 5)
-      tries.add(tries.path(SINGLE_ROOT, norms), skill, confidence, upper)
-    const stemLanguage = labelStem.at(label)
-    if (stemLanguage >= 0 && !upper) {
-      const code = TEXT_LANGUAGES[stemLanguage] as TextLanguageCode
-      tries.stemmedLanguages |= 1 << stemLanguage
-      const known = stemTerms[stemLanguage] as Map<number, number>
-      const stems = norms.map((norm) => {
-        let stem = known.get(norm)
-        if (stem === undefined) known.set(norm, (stem = tries.term(stemmers.stem(tries.text(norm), code))))
-        return stem
-      })
-      tries.add(tries.path(STEMMED_ROOT + stemLanguage, stems), skill, confidence * STEMMED, upper)
-    }
-  }
-  return tries.finish(
-    skillIds,
-    names.map((byLanguage) => [...byLanguage].flat()),
-    compileRanker(labels, facts, skillIndex, stemmers),
-  )
+  return documentFrequency
 }
 
-const NAME = 1
-const UPPER = 2
+/** Specific: more words, rarer words. A lone word that many skills' labels share is generic. */
+function specificity(norms: readonly number[], documentFrequency: Int32Array, skillTotal: number): number {
+  let rarity = Infinity
+  for (const norm of norms) {
+    const frequency = documentFrequency[norm] as number
+    rarity = Math.min(rarity, 1 - Math.min(0.5, (frequency - 1) / (skillTotal * 0.01 + 4)))
+  }
+  return Math.min(1, 0.7 + 0.15 * (norms.length - 1)) * rarity
+}
+
+/** A label's words stemmed in text language `stemLanguage`, each word stemmed once per language (`known`). */
+function stemsOf(
+  tries: TrieBuilder,
+  norms: readonly number[],
+  stemLanguage: number,
+  known: Map<number, number>,
+  stemmers: Stemmers,
+): number[] {
+  const code = TEXT_LANGUAGES[stemLanguage] as TextLanguageCode
+  tries.stemmedLanguages |= 1 << stemLanguage
+  return norms.map((norm) => {
+    let stem = known.get(norm)
+    if (stem === undefined) known.set(norm, (stem = tries.term(stemmers.stem(tries.text(norm), code))))
+    return stem
+  })
+}
 
 /** The positions of the labels ordered by skill (a counting sort). */
 function bySkill(labelSkill: IntList, skills: number): Int32Array {
@@ -482,10 +513,14 @@ export function serialiseVocabulary(vocabulary: CompiledVocabulary, stamp: strin
 
 /** The compiled vocabulary of `serialiseVocabulary`'s bytes, on shared memory; undefined when `stamp` differs. */
 export function deserialiseVocabulary(bytes: Uint8Array, stamp: string): CompiledVocabulary | undefined {
-  const kept = unpackArrays(bytes)
-  if (!kept || kept.header.stamp !== stamp || kept.arrays.length !== ARRAYS.length + RANKER_ARRAYS.length)
+  const unpacked = unpackArrays(bytes)
+  if (
+    !unpacked ||
+    unpacked.header.stamp !== stamp ||
+    unpacked.arrays.length !== ARRAYS.length + RANKER_ARRAYS.length
+  )
     return undefined
-  const header = kept.header as {
+  const header = unpacked.header as {
     skillIds: string[]
     names: string[][]
     terms: string[]
@@ -494,13 +529,13 @@ export function deserialiseVocabulary(bytes: Uint8Array, stamp: string): Compile
   }
   const arrays = {} as Record<ArrayName, Int32Array | Uint8Array | Float64Array>
   for (const [index, [name, Type]] of ARRAYS.entries()) {
-    const array = kept.arrays[index]
+    const array = unpacked.arrays[index]
     if (!(array instanceof Type)) return undefined
     arrays[name] = array
   }
   const rankerArrays = {} as Record<RankerArrayName, Int32Array | Uint8Array | Float32Array>
   for (const [index, [name, Type]] of RANKER_ARRAYS.entries()) {
-    const array = kept.arrays[ARRAYS.length + index]
+    const array = unpacked.arrays[ARRAYS.length + index]
     if (!(array instanceof Type)) return undefined
     rankerArrays[name] = array
   }

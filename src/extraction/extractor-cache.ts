@@ -6,10 +6,11 @@ import type { TenantDatabase } from '../store/tenant-database.js'
 import { loadDefaultVocabulary } from '../tenants/initialise-tenant.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
 import { moduleSource } from '../util/module-source.js'
-import { deserialiseVocabulary, serialiseVocabulary, TEXT_LANGUAGES } from './compile-vocabulary.js'
+import { deserialiseVocabulary, serialiseVocabulary } from './compile-vocabulary.js'
 import type { TextLanguageCode } from './detect-language.js'
 import { SkillExtractor } from './skill-extractor.js'
 import type { StemPairs } from './text-tokens.js'
+import { TEXT_LANGUAGES } from './vocabulary-input.js'
 import { factsOfTenant, factsOfVocabulary, labelsOfTenant, labelsOfVocabulary } from './vocabulary-labels.js'
 
 const compiled = new Map<string, { signature: string; extractor: SkillExtractor }>()
@@ -41,7 +42,7 @@ export async function extractorFor(database: TenantDatabase, vendor: string): Pr
 }
 
 /** New stems that make `keepStems` write: this many at least, and a twentieth of those known. */
-const KEEP_STEMS_NEW = 200
+const MIN_NEW_STEMS_TO_SAVE = 200
 
 /**
  * Keeps the stems an extractor has learned (words of the texts it read) for the next process,
@@ -54,12 +55,12 @@ const KEEP_STEMS_NEW = 200
  */
 export function keepStems(database: TenantDatabase, vendor: string, extractor: SkillExtractor): void {
   const stems = extractor.stems
-  if (stems.unsaved < Math.max(KEEP_STEMS_NEW, stems.size / 20)) return
-  const kept = keepCacheFile(
+  if (stems.unsaved < Math.max(MIN_NEW_STEMS_TO_SAVE, stems.size / 20)) return
+  const saved = writeCacheFile(
     stemsFile(database.path, vendor),
     JSON.stringify({ stamp: compilerStamp(), stems: stems.pairs() }),
   )
-  if (kept) stems.markSaved()
+  if (saved) stems.markSaved()
 }
 
 /**
@@ -82,22 +83,22 @@ export function forgetStems(database: TenantDatabase): void {
   }
 }
 
-/** Where the stems learned from a database's texts are kept: beside the database file. */
+/** Where the stems learned from a database's texts are saved: beside the database file. */
 function stemsFile(databasePath: string, vendor: string): string {
   return `${databasePath}.${encodeURIComponent(vendor)}.stems`
 }
 
-/** Takes in the stems kept in `file` by the same stemmer version; anything else is ignored (a cache). */
+/** Takes in the stems saved in `file` by the same stemmer version; anything else is ignored (a cache). */
 function readStems(file: string, extractor: SkillExtractor) {
-  let kept: { stamp?: unknown; stems?: unknown }
+  let saved: { stamp?: unknown; stems?: unknown }
   try {
-    kept = JSON.parse(readFileSync(file, 'utf8'))
+    saved = JSON.parse(readFileSync(file, 'utf8'))
   } catch {
     return
   }
-  if (kept.stamp !== compilerStamp() || typeof kept.stems !== 'object' || kept.stems === null) return
+  if (saved.stamp !== compilerStamp() || typeof saved.stems !== 'object' || saved.stems === null) return
   const stems: StemPairs = {}
-  for (const [language, list] of Object.entries(kept.stems)) {
+  for (const [language, list] of Object.entries(saved.stems)) {
     if (!(TEXT_LANGUAGES as readonly string[]).includes(language) || !Array.isArray(list)) return
     if (!list.every((item) => typeof item === 'string')) return
     stems[language as TextLanguageCode] = list
@@ -129,12 +130,12 @@ export function defaultExtractor(): SkillExtractor {
   return embedded
 }
 
-/** Where a database's compiled vocabulary of a vendor is kept: beside the database file. */
+/** Where a database's compiled vocabulary of a vendor is saved: beside the database file. */
 function cacheFile(databasePath: string, vendor: string): string {
   return `${databasePath}.${encodeURIComponent(vendor)}.vocabulary`
 }
 
-/** The extractor kept in `file` when it was compiled from the same vocabulary by the same compiler. */
+/** The extractor saved in `file` when it was compiled from the same vocabulary by the same compiler. */
 function readCompiled(file: string, stamp: string): SkillExtractor | undefined {
   let bytes: Buffer
   try {
@@ -151,13 +152,13 @@ function readCompiled(file: string, stamp: string): SkillExtractor | undefined {
   }
 }
 
-/** Keeps a compiled vocabulary for later processes. */
+/** Saves a compiled vocabulary for later processes. */
 function writeCompiled(file: string, stamp: string, extractor: SkillExtractor) {
-  keepCacheFile(file, serialiseVocabulary(extractor.compiled, stamp))
+  writeCacheFile(file, serialiseVocabulary(extractor.compiled, stamp))
 }
 
 /** Writes a cache file whole or not at all; a cache, so a failure only costs recomputing it. Whether it was written. */
-function keepCacheFile(file: string, content: string | Uint8Array): boolean {
+function writeCacheFile(file: string, content: string | Uint8Array): boolean {
   try {
     writeFileAtomic(file, content)
     return true
@@ -175,7 +176,13 @@ let stamp: string | undefined
 function compilerStamp(): string {
   if (stamp === undefined) {
     const hash = createHash('sha1')
-    for (const module of ['compile-vocabulary', 'text-tokens', 'skill-ranker', 'text-context'])
+    for (const module of [
+      'compile-vocabulary',
+      'compile-ranker',
+      'vocabulary-input',
+      'text-tokens',
+      'text-context',
+    ])
       hash.update(moduleSource(module, import.meta.url))
     hash.update(String(createRequire(import.meta.url)('snowball-stemmers/package.json').version))
     stamp = hash.digest('base64url')

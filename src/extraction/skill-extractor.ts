@@ -5,13 +5,11 @@ import {
   HAS_CHILDREN,
   HAS_ENTRIES,
   HAS_UPPER_ONLY,
-  type LabelInput,
   SINGLE_ROOT,
   STEMMED_ROOT,
-  TEXT_LANGUAGES,
 } from './compile-vocabulary.js'
 import { pickLanguage, type TextLanguageCode, wordLanguageWeights } from './detect-language.js'
-import { calibrated, type SkillFacts, SkillRanker } from './skill-ranker.js'
+import { calibrated, SkillRanker } from './skill-ranker.js'
 import {
   type ContextTokens,
   contextRole,
@@ -20,6 +18,7 @@ import {
   markSilentTokens,
 } from './text-context.js'
 import { isUpperWord, isWordChar, normaliseWord, Stemmers } from './text-tokens.js'
+import { type LabelInput, type SkillFacts, TEXT_LANGUAGES } from './vocabulary-input.js'
 
 export type { CompiledVocabulary, LabelInput, SkillFacts }
 

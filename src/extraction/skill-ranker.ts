@@ -1,30 +1,5 @@
-import type { LabelInput } from './compile-vocabulary.js'
-import type { TextLanguageCode } from './detect-language.js'
-import { contextRole, FUNCTION_WORD, GENERIC_WORD } from './text-context.js'
-import { LABEL_TEXT_LANGUAGE, normaliseWord, type Stemmers, scanWords } from './text-tokens.js'
+import type { CompiledRanker } from './compile-ranker.js'
 
-/** What the ranker knows of a skill besides its labels: its description and its place in the tree. */
-export interface SkillFacts {
-  skill_id: string
-  description?: string | null | undefined
-  /** The skill cluster it belongs to; the subdomain when it has no cluster. */
-  cluster?: string | null | undefined
-}
-
-const LANGUAGES: readonly TextLanguageCode[] = ['en', 'nl', 'fr', 'de']
-
-/** Field weights: a label in the text's language, an English label in another text, a description. */
-const NAME_WEIGHT = 1
-const ALIAS_WEIGHT = 0.9
-const ENGLISH_LABEL_WEIGHT = 0.6
-const DESCRIPTION_WEIGHT = 0.3
-/**
- * Descriptions are read in English texts only (they are written in English in the default
- * vocabulary and in ESCO), and only by their words that at most this share of skills hold: a
- * common word says little about a skill there, and would make every text touch thousands of
- * descriptions.
- */
-const DESCRIPTION_MAX_SHARE = 0.03
 /** A description's covered idf saturates: half its weight at this much idf. */
 const DESCRIPTION_HALF = 10
 /** A label's covered idf saturates as well (a label of one common word is weak evidence). */
@@ -35,203 +10,25 @@ const CLUSTER_SHARE = 0.3
 export const RANKED_SKILLS = 24
 
 /**
- * The ranker's compiled form: per text language, postings from a term (a word stemmed in that
- * language) to the units it occurs in (a label, or a description) with the term's idf; per unit
- * and language its total idf and field weight; the skills' clusters. Typed arrays on shared
- * memory, like the compiled vocabulary, so that worker threads share them.
+ * Scratch space over numbered items (the ranker's units, or its skills), kept between texts:
+ * per item the stamp of the last text that touched it (a value of an older text is stale), its
+ * best evidence in that text and the token of it; and the items the current text touched, in
+ * the order it touched them.
  */
-export interface CompiledRanker {
-  terms: string[]
-  /** Postings of term t in language l: postUnit/postIdf[termStart[l * (T + 1) + t] … termStart[l * (T + 1) + t + 1]). */
-  termStart: Int32Array
-  postUnit: Int32Array
-  postIdf: Float32Array
-  unitSkill: Int32Array
-  /** Per language and unit (l * U + u): the unit's total idf and field weight (0: not indexed there). */
-  unitTotal: Float32Array
-  unitWeight: Float32Array
-  /** 1 for a description unit. */
-  unitDescription: Uint8Array
-  /** Skills of each cluster: clusterSkills[clusterStart[c] … clusterStart[c + 1]); per skill its cluster or -1. */
-  skillCluster: Int32Array
-  clusterStart: Int32Array
-  clusterSkills: Int32Array
-}
+class TouchedItems {
+  readonly stamps: Int32Array
+  readonly best: Float64Array
+  readonly token: Int32Array
+  /** The items the current text touched: list[0 … count). */
+  list: Int32Array = new Int32Array(256)
+  count = 0
 
-/** The terms of a unit's text in a language: normalised, stemmed, without function and generic words. */
-function unitTerms(text: string, language: TextLanguageCode, stemmers: Stemmers): string[] {
-  const terms: string[] = []
-  for (const span of scanWords(text)) {
-    const norm = normaliseWord(text.slice(span.start, span.end))
-    if (norm.length < 2 || contextRole(norm) & (FUNCTION_WORD | GENERIC_WORD)) continue
-    const term = stemmers.stem(norm, language)
-    if (!terms.includes(term)) terms.push(term)
-  }
-  return terms
-}
-
-/**
- * Compiles the ranker of a vocabulary: `skillIndex` numbers the skills as the mention tries do.
- * Labels are indexed in their own language and, for the other text languages, English labels
- * too (tool names and English terms run through Dutch, French and German work texts), at a
- * lower weight; descriptions (written in English in the default vocabulary and in ESCO) at a
- * lower weight still. A vocabulary without descriptions or clusters compiles all the same.
- */
-export function compileRanker(
-  labels: readonly LabelInput[],
-  facts: readonly SkillFacts[],
-  skillIndex: ReadonlyMap<string, number>,
-  stemmers: Stemmers,
-): CompiledRanker {
-  const skills = skillIndex.size
-  interface Unit {
-    skill: number
-    text: string
-    /** Label language number (0 en … 3 de), -1 another language; description: 0. */
-    language: number
-    kind: 'name' | 'alias' | 'description'
-  }
-  const units: Unit[] = []
-  for (const label of labels) {
-    const skill = skillIndex.get(label.skill_id)
-    if (skill === undefined) continue
-    units.push({
-      skill,
-      text: label.label,
-      language: LABEL_TEXT_LANGUAGE.get(label.language) ?? -1,
-      kind: label.kind,
-    })
-  }
-  const clusterNumbers = new Map<string, number>()
-  const skillCluster = sharedInt32(skills).fill(-1)
-  for (const fact of facts) {
-    const skill = skillIndex.get(fact.skill_id)
-    if (skill === undefined) continue
-    if (fact.description) units.push({ skill, text: fact.description, language: 0, kind: 'description' })
-    if (fact.cluster) {
-      let cluster = clusterNumbers.get(fact.cluster)
-      if (cluster === undefined) clusterNumbers.set(fact.cluster, (cluster = clusterNumbers.size))
-      skillCluster[skill] = cluster
-    }
-  }
-  const termNumbers = new Map<string, number>()
-  const terms: string[] = []
-  const termOf = (text: string) => {
-    let term = termNumbers.get(text)
-    if (term === undefined) termNumbers.set(text, (term = terms.push(text) - 1))
-    return term
-  }
-  // Per language: each unit's terms and weight, then document frequencies by skill.
-  const perLanguage = LANGUAGES.map((language, number) => {
-    const unitTermLists: number[][] = []
-    const weights = new Float32Array(units.length)
-    for (const [index, unit] of units.entries()) {
-      const weight =
-        unit.kind === 'description'
-          ? number === 0
-            ? DESCRIPTION_WEIGHT
-            : 0
-          : unit.language === number
-            ? unit.kind === 'name'
-              ? NAME_WEIGHT
-              : ALIAS_WEIGHT
-            : unit.language === 0
-              ? ENGLISH_LABEL_WEIGHT
-              : 0
-      weights[index] = weight
-      unitTermLists.push(weight > 0 ? unitTerms(unit.text, language, stemmers).map(termOf) : [])
-    }
-    return { unitTermLists, weights }
-  })
-  const termCount = terms.length
-  const unitCount = units.length
-  const termStart = sharedInt32(LANGUAGES.length * (termCount + 1))
-  const unitTotal = new Float32Array(new SharedArrayBuffer(LANGUAGES.length * unitCount * 4))
-  const unitWeight = new Float32Array(new SharedArrayBuffer(LANGUAGES.length * unitCount * 4))
-  const postUnits: number[] = []
-  const postIdfs: number[] = []
-  for (const [number, { unitTermLists, weights }] of perLanguage.entries()) {
-    const frequency = new Int32Array(termCount)
-    const lastSkill = new Int32Array(termCount).fill(-1)
-    // Units are grouped by skill only loosely (labels, then descriptions): count skills per term with a set.
-    const seen = new Set<number>()
-    for (const [index, list] of unitTermLists.entries()) {
-      const skill = (units[index] as Unit).skill
-      for (const term of list) {
-        const key = term * (skills + 1) + skill
-        if (lastSkill[term] === skill || seen.has(key)) continue
-        seen.add(key)
-        lastSkill[term] = skill
-        frequency[term] = (frequency[term] as number) + 1
-      }
-    }
-    const idf = (term: number) => {
-      const df = frequency[term] as number
-      return Math.log(1 + (skills - df + 0.5) / (df + 0.5))
-    }
-    const lists: number[][] = Array.from({ length: termCount }, () => [])
-    const common = Math.max(20, skills * DESCRIPTION_MAX_SHARE)
-    for (const [index, list] of unitTermLists.entries()) {
-      let total = 0
-      const description = (units[index] as Unit).kind === 'description'
-      for (const term of list) {
-        if (description && (frequency[term] as number) > common) continue
-        total += idf(term)
-        ;(lists[term] as number[]).push(index)
-      }
-      unitTotal[number * unitCount + index] = total
-      unitWeight[number * unitCount + index] = list.length > 0 ? (weights[index] as number) : 0
-    }
-    const base = number * (termCount + 1)
-    for (let term = 0; term < termCount; term++) {
-      termStart[base + term] = postUnits.length
-      const weight = idf(term)
-      for (const unit of lists[term] as number[]) {
-        postUnits.push(unit)
-        postIdfs.push(weight)
-      }
-    }
-    termStart[base + termCount] = postUnits.length
-  }
-  const clusterStart = sharedInt32(clusterNumbers.size + 1)
-  for (let skill = 0; skill < skills; skill++) {
-    const cluster = skillCluster[skill] as number
-    if (cluster >= 0) clusterStart[cluster + 1] = (clusterStart[cluster + 1] as number) + 1
-  }
-  for (let cluster = 0; cluster < clusterNumbers.size; cluster++)
-    clusterStart[cluster + 1] = (clusterStart[cluster + 1] as number) + (clusterStart[cluster] as number)
-  const clusterSkills = sharedInt32(clusterStart[clusterNumbers.size] as number)
-  const fill = clusterStart.slice(0, clusterNumbers.size)
-  for (let skill = 0; skill < skills; skill++) {
-    const cluster = skillCluster[skill] as number
-    if (cluster >= 0) clusterSkills[(fill[cluster] as number)++] = skill
-  }
-  const unitSkill = sharedInt32(unitCount)
-  const unitDescription = new Uint8Array(new SharedArrayBuffer(unitCount))
-  for (const [index, unit] of units.entries()) {
-    unitSkill[index] = unit.skill
-    unitDescription[index] = unit.kind === 'description' ? 1 : 0
-  }
-  const postUnit = sharedInt32(postUnits.length)
-  postUnit.set(postUnits)
-  const postIdf = new Float32Array(new SharedArrayBuffer(postIdfs.length * 4))
-  postIdf.set(postIdfs)
-  return {
-    terms,
-    termStart,
-    postUnit,
-    postIdf,
-    unitSkill,
-    unitTotal,
-    unitWeight,
-    unitDescription,
-    skillCluster,
-    clusterStart,
-    clusterSkills,
+  constructor(items: number) {
+    this.stamps = new Int32Array(items)
+    this.best = new Float64Array(items)
+    this.token = new Int32Array(items)
   }
 }
-
-const sharedInt32 = (length: number) => new Int32Array(new SharedArrayBuffer(length * 4))
 
 /**
  * Scores a vocabulary's skills for one text at a time from the terms the extractor hands it:
@@ -244,20 +41,15 @@ export class SkillRanker {
   private readonly termNumbers = new Map<string, number>()
   private readonly termCount: number
   private readonly unitCount: number
-  private readonly unitCovered: Float64Array
-  private readonly unitBest: Float64Array
-  private readonly unitToken: Int32Array
-  private readonly unitStamp: Int32Array
-  private touchedUnits: Int32Array = new Int32Array(256)
-  private touchedCount = 0
   private readonly termStamp: Int32Array
+  /** The units the current text touched, each with the idf of the text's terms it covers. */
+  private readonly units: TouchedItems
+  private readonly unitCovered: Float64Array
+  /** The skills of the touched units, each with its description score and best label score. */
+  private readonly skills: TouchedItems
   private readonly skillScore: Float64Array
   private readonly skillLabel: Float64Array
-  private readonly skillToken: Int32Array
-  private readonly skillBest: Float64Array
-  private readonly skillStamp: Int32Array
-  private touchedSkills: Int32Array = new Int32Array(256)
-  private skillCount = 0
+  /** The current text's stamp. */
   private stamp = 0
   private language = 0
   /** The best skills of the last text, best first. */
@@ -275,17 +67,13 @@ export class SkillRanker {
       this.termNumbers.set(compiled.terms[term] as string, term)
     this.termCount = compiled.terms.length
     this.unitCount = compiled.unitSkill.length
-    this.unitCovered = new Float64Array(this.unitCount)
-    this.unitBest = new Float64Array(this.unitCount)
-    this.unitToken = new Int32Array(this.unitCount)
-    this.unitStamp = new Int32Array(this.unitCount)
     this.termStamp = new Int32Array(this.termCount)
+    this.units = new TouchedItems(this.unitCount)
+    this.unitCovered = new Float64Array(this.unitCount)
     const skills = compiled.skillCluster.length
+    this.skills = new TouchedItems(skills)
     this.skillScore = new Float64Array(skills)
     this.skillLabel = new Float64Array(skills)
-    this.skillToken = new Int32Array(skills)
-    this.skillBest = new Float64Array(skills)
-    this.skillStamp = new Int32Array(skills)
     const clusters = compiled.clusterStart.length - 1
     this.clusterStamp = new Int32Array(clusters)
     this.clusterFirst = new Float64Array(clusters)
@@ -308,15 +96,15 @@ export class SkillRanker {
   /** Starts a text in a language (0 en … 3 de). */
   begin(language: number): void {
     if (++this.stamp === 0x7fffffff) {
-      this.unitStamp.fill(0)
+      this.units.stamps.fill(0)
       this.termStamp.fill(0)
-      this.skillStamp.fill(0)
+      this.skills.stamps.fill(0)
       this.clusterStamp.fill(0)
       this.stamp = 1
     }
     this.language = language
-    this.touchedCount = 0
-    this.skillCount = 0
+    this.units.count = 0
+    this.skills.count = 0
     this.rankedCount = 0
   }
 
@@ -326,11 +114,13 @@ export class SkillRanker {
     if (this.termStamp[term] === stamp) return
     this.termStamp[term] = stamp
     const { termStart, postUnit, postIdf } = this.compiled
-    const { unitStamp, unitCovered, unitBest, unitToken } = this
+    const units = this.units
+    const { stamps: unitStamp, best: unitBest, token: unitToken } = units
+    const unitCovered = this.unitCovered
     const base = this.language * (this.termCount + 1)
     const last = termStart[base + term + 1] as number
-    let touched = this.touchedUnits
-    let count = this.touchedCount
+    let touched = units.list
+    let count = units.count
     for (let at = termStart[base + term] as number; at < last; at++) {
       const unit = postUnit[at] as number
       const idf = postIdf[at] as number
@@ -339,7 +129,7 @@ export class SkillRanker {
         unitCovered[unit] = idf
         unitBest[unit] = idf
         unitToken[unit] = token
-        if (count === touched.length) this.touchedUnits = touched = grown(touched)
+        if (count === touched.length) units.list = touched = grown(touched)
         touched[count++] = unit
       } else {
         ;(unitCovered[unit] as number) += idf
@@ -349,7 +139,7 @@ export class SkillRanker {
         }
       }
     }
-    this.touchedCount = count
+    units.count = count
   }
 
   /**
@@ -359,21 +149,15 @@ export class SkillRanker {
    */
   finish(): number {
     const { unitSkill, unitTotal, unitWeight, unitDescription } = this.compiled
-    const {
-      unitCovered,
-      unitToken,
-      touchedUnits,
-      skillStamp,
-      skillScore,
-      skillLabel,
-      skillBest,
-      skillToken,
-    } = this
+    const { unitCovered, skillScore, skillLabel } = this
+    const { token: unitToken, list: touchedUnits, count: touchedCount } = this.units
+    const skillItems = this.skills
+    const { stamps: skillStamp, best: skillBest, token: skillToken } = skillItems
     const offset = this.language * this.unitCount
     const stamp = this.stamp
-    let touchedSkills = this.touchedSkills
+    let touchedSkills = skillItems.list
     let skills = 0
-    for (let index = 0; index < this.touchedCount; index++) {
+    for (let index = 0; index < touchedCount; index++) {
       const unit = touchedUnits[index] as number
       const weight = unitWeight[offset + unit] as number
       if (weight === 0) continue
@@ -392,7 +176,7 @@ export class SkillRanker {
         skillScore[skill] = 0
         skillLabel[skill] = 0
         skillBest[skill] = -1
-        if (skills === touchedSkills.length) this.touchedSkills = touchedSkills = grown(touchedSkills)
+        if (skills === touchedSkills.length) skillItems.list = touchedSkills = grown(touchedSkills)
         touchedSkills[skills++] = skill
       }
       if (description) (skillScore[skill] as number) += score
@@ -406,7 +190,7 @@ export class SkillRanker {
       const skill = touchedSkills[index] as number
       ;(skillScore[skill] as number) += skillLabel[skill] as number
     }
-    this.skillCount = skills
+    skillItems.count = skills
     this.keepBest()
     this.expandClusters()
     return this.rankedCount
@@ -417,8 +201,9 @@ export class SkillRanker {
     let count = 0
     const ranked = this.ranked
     const scores = this.rankedScore
-    for (let index = 0; index < this.skillCount; index++) {
-      const skill = this.touchedSkills[index] as number
+    const { list: touchedSkills, count: touchedCount, token: skillToken } = this.skills
+    for (let index = 0; index < touchedCount; index++) {
+      const skill = touchedSkills[index] as number
       const score = this.skillScore[skill] as number
       if (count === RANKED_SKILLS && score <= (scores[count - 1] as number)) continue
       let at = count < RANKED_SKILLS ? count++ : count - 1
@@ -435,7 +220,7 @@ export class SkillRanker {
       scores[at] = score
     }
     for (let index = 0; index < count; index++)
-      this.rankedToken[index] = this.skillToken[this.ranked[index] as number] as number
+      this.rankedToken[index] = skillToken[this.ranked[index] as number] as number
     this.rankedCount = count
   }
 

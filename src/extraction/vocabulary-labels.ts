@@ -1,6 +1,6 @@
 import type { VocabularyDomainFile } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import type { LabelInput, SkillFacts } from './skill-extractor.js'
+import type { LabelInput, SkillFacts } from './vocabulary-input.js'
 
 /** The labels of vocabulary files (the embedded default), as the extractor compiles them. */
 export function labelsOfVocabulary(domains: readonly VocabularyDomainFile[]): LabelInput[] {

@@ -1,5 +1,5 @@
-import type { LabelInput } from '../../src/extraction/compile-vocabulary.js'
 import { Stemmers } from '../../src/extraction/text-tokens.js'
+import type { LabelInput } from '../../src/extraction/vocabulary-input.js'
 
 const STOP = new Set(
   'a an and are as at be by for from has have in is it its of on or our the this to we with you your will who'.split(
