@@ -13,7 +13,8 @@ import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
 import { compilePropertyRule, isCustomPropertyRule } from './custom-property-rules.js'
-import { employeeUpdateTimes, type JobIndex, type JobMatchData, jobCount, jobIndex } from './job-index.js'
+import { employeeUpdateTimes, jobCount, jobIndex } from './job-index.js'
+import type { JobIndex, JobMatchData } from './job-match-data.js'
 import { JobWorkerPool } from './job-match-worker.js'
 import {
   customPropertiesOf,

@@ -1,6 +1,7 @@
-import { type JobMatchData, LEVEL_SLOTS } from './job-index.js'
-import { type PostingKernel, postingKernel, SCAN_CHUNK } from './posting-kernel.js'
-import { roundScore } from './scoring-model.js'
+import { LEVEL_SLOTS } from './job-index.js'
+import type { JobMatchData } from './job-match-data.js'
+import { type PostingKernel, postingKernel, SCAN_CHUNK } from './kernel/posting-kernel.js'
+import { proficiencyFactorTable, roundScore } from './scoring-model.js'
 
 /** What a request asks of the scorer, beyond the index. */
 export interface JobScoringParams {
@@ -76,18 +77,6 @@ export function prepareJobScoring(data: JobMatchData): void {
   postingKernel(data.postings, data.employeeCount)
 }
 
-/** f(required, level) of the model for levels 0–5 (0 = unknown), looked up instead of branched on. */
-function factorTable(proficiency: boolean): Float64Array {
-  const table = new Float64Array(36)
-  for (let required = 0; required < 6; required++) {
-    for (let level = 0; level < 6; level++) {
-      table[required * 6 + level] =
-        proficiency && required > 0 && level > 0 && level < required ? level / required : 1
-    }
-  }
-  return table
-}
-
 /**
  * Top-k employees per job by the scoring model (scoring-model.ts, section 1), exactly, over the
  * inverted index (skill → employees, job-index.ts).
@@ -96,7 +85,7 @@ function factorTable(proficiency: boolean): Float64Array {
  * 1. Bounds. Every posting of the job's skills adds an upper bound of its term, w · h⁺ · f, to
  *    its employee's bound, in units of Σw: h⁺ is the strength rounded up to the index's step
  *    (a posting is one 32-bit word: employee, strength in steps), so the walk streams 4 bytes a
- *    posting, without a branch, in WebAssembly (posting-kernel.ts). A skill's postings are
+ *    posting, without a branch, in WebAssembly (kernel/posting-kernel.ts). A skill's postings are
  *    grouped by level, so f (which depends on the level) is one number for a group, and the
  *    groups whose f is 1 are walked together (`levelRuns`).
  * 2. Candidates. Only an employee in the posting lists of the heaviest skills, those while the
@@ -155,7 +144,7 @@ export class JobCandidateScorer {
     }
     this.kernel = postingKernel(data.postings, data.employeeCount)
     this.held = data.employees.held
-    this.factors = factorTable(params.proficiencyMatching)
+    this.factors = proficiencyFactorTable(params.proficiencyMatching)
     this.rowOfSkill = new Int32Array(data.skillCount).fill(-1)
     this.heldAt = new Int32Array(widest).fill(-1)
     const k = Math.max(1, params.k)

@@ -1,6 +1,7 @@
 import { EARTH_RADIUS_KM, haversineKm } from '../geo/haversine.js'
 import { type Employee, LIMITS } from '../schemas/index.js'
-import { heldProfiles, invert, type JobMatchData } from './job-index.js'
+import { heldProfiles, invert } from './job-index.js'
+import type { JobMatchData } from './job-match-data.js'
 import { type MatchingTenant, scoreJobs } from './match-jobs.js'
 import { employeeOrigin, prepareVacancyMatching } from './match-vacancies.js'
 import { forEachRow, sharedUint8 } from './profile-columns.js'

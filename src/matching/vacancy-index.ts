@@ -2,7 +2,8 @@ import { PostalCodeTable } from '../geo/postal-codes.js'
 import type { ExternalVendor, LanguageLevel, LocationOrAddress } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { Props } from './custom-property-rules.js'
-import { type WeightedJobs, weighJobs } from './job-index.js'
+import { weighJobs } from './job-index.js'
+import type { WeightedJobs } from './job-match-data.js'
 import {
   entityIds,
   forEachRow,
