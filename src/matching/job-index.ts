@@ -21,6 +21,7 @@ import {
   type ScoringFeatures,
   specificity,
   targetSkillWeight,
+  type WeightedTargetSkill,
 } from './scoring-model.js'
 import { StampedCache, stampedIndex } from './stamped-cache.js'
 
@@ -269,4 +270,23 @@ export function weighJobs(
     out.criticalCount[target] = critical
   }
   return out
+}
+
+/** One target's weighted skills in canonical order (the reference computation's input). */
+export function weightedTargetSkills(
+  targets: WeightedJobs,
+  skillIds: readonly string[],
+  features: ScoringFeatures,
+  target: number,
+): WeightedTargetSkill[] {
+  const skills: WeightedTargetSkill[] = []
+  for (let row = targets.start[target] as number; row < (targets.start[target + 1] as number); row++) {
+    skills.push({
+      skill_id: skillIds[targets.skill[row] as number] as string,
+      weight: targets.weight[row] as number,
+      required: targets.required[row] as number,
+      critical: features.useCriticalities && targets.critical[row] === 1,
+    })
+  }
+  return skills
 }

@@ -199,13 +199,7 @@ export class JobCandidateScorer {
     // bound each), doubled.
     const slack = 1e-9 + (to - from + 2) * 2 ** -23 * postings.strengthMax
     let bar = this.params.threshold - slack
-    // Rows [from, admitting) can bring in a candidate: the weight from each on reaches the bar.
-    let still = postings.strengthMax
-    let admitting = from
-    while (admitting < to && still >= bar) {
-      still -= ((jobs.weight[admitting] as number) / total) * postings.strengthMax
-      admitting++
-    }
+    const admitting = this.admittingEnd(from, to, total, bar)
     const rowOfSkill = this.rowOfSkill
     for (let row = from; row < to; row++) rowOfSkill[jobs.skill[row] as number] = row - from
     // Until the walk has returned, the whole of the bounds is cleared afterwards.
@@ -260,12 +254,34 @@ export class JobCandidateScorer {
         walked = count
       }
     } finally {
-      for (let row = from; row < to; row++) rowOfSkill[jobs.skill[row] as number] = -1
-      // A sequential fill when that is cheaper than clearing the walked postings one by one.
-      if (walked > kernel.bounds.length >>> 3) kernel.bounds.fill(0)
-      else for (let row = from; row < to; row++) kernel.clear(jobs.skill[row] as number)
+      this.clearJob(from, to, walked)
     }
     return this.count
+  }
+
+  /**
+   * The end of the rows that can bring in a candidate: rows [from, end) are those from which on
+   * the job's weight still reaches the bar.
+   */
+  private admittingEnd(from: number, to: number, total: number, bar: number): number {
+    const { jobs, postings } = this.data
+    let still = postings.strengthMax
+    let admitting = from
+    while (admitting < to && still >= bar) {
+      still -= ((jobs.weight[admitting] as number) / total) * postings.strengthMax
+      admitting++
+    }
+    return admitting
+  }
+
+  /** Leaves the per-job state as it was before job rows [from, to) were ranked. */
+  private clearJob(from: number, to: number, walked: number): void {
+    const { jobs } = this.data
+    const kernel = this.kernel
+    for (let row = from; row < to; row++) this.rowOfSkill[jobs.skill[row] as number] = -1
+    // A sequential fill when that is cheaper than clearing the walked postings one by one.
+    if (walked > kernel.bounds.length >>> 3) kernel.bounds.fill(0)
+    else for (let row = from; row < to; row++) kernel.clear(jobs.skill[row] as number)
   }
 
   /**
