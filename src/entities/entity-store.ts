@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { DuckDBValue } from '@duckdb/node-api'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { forgetStems } from '../extraction/extractor-cache.js'
-import { forgetKeptJobIndexes } from '../matching/kept-job-index.js'
+import { deletePersistedJobIndexes } from '../matching/persisted-job-index.js'
 import { PageQuery } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityCollection } from './entity-collections.js'
@@ -130,7 +130,7 @@ export async function deleteEntity(
   // kept job matching indexes their id and profile.
   if (collection.profileType === 'employee') {
     forgetStems(database)
-    forgetKeptJobIndexes(database.path)
+    deletePersistedJobIndexes(database.path)
   }
 }
 

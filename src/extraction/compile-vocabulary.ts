@@ -1,4 +1,4 @@
-import { packArrays, unpackArrays } from '../util/kept-arrays.js'
+import { packArrays, unpackArrays } from '../util/packed-arrays.js'
 import { type CompiledRanker, compileRanker } from './compile-ranker.js'
 import type { TextLanguageCode } from './detect-language.js'
 import { isUpperWord, LABEL_TEXT_LANGUAGE, normaliseWord, Stemmers, scanWords } from './text-tokens.js'
@@ -491,7 +491,7 @@ const RANKER_ARRAYS = [
 type RankerArrayName = (typeof RANKER_ARRAYS)[number][0]
 
 /**
- * A compiled vocabulary as bytes, to keep it for another process (kept-arrays.ts): the strings
+ * A compiled vocabulary as bytes, to keep it for another process (packed-arrays.ts): the strings
  * and `stamp` (what the reader checks it against) in the header, then the arrays.
  */
 export function serialiseVocabulary(vocabulary: CompiledVocabulary, stamp: string): Buffer {

@@ -195,50 +195,66 @@ export function isCustomPropertyRule(rule: { filter?: string; weight?: string })
  * then scores 0). `field` is where the rule sits in the request (`filters[2]`).
  */
 export function compilePropertyRule(rule: CustomRule, field: string, context: RuleContext): PropertyRule {
+  if (rule.from_entity_property !== undefined && rule.to_entity_property !== undefined) {
+    return compilePairRule(rule, rule.from_entity_property, rule.to_entity_property, field, context)
+  }
+  return compileOwnRule(rule, field, context)
+}
+
+/** A rule comparing the source's property `from` with the candidate's property `to`. */
+function compilePairRule(
+  rule: CustomRule,
+  from: string,
+  to: string,
+  field: string,
+  context: RuleContext,
+): PropertyRule {
   const kind = kindOf(rule)
   const isWeight = rule.weight !== undefined
-  if (rule.from_entity_property !== undefined && rule.to_entity_property !== undefined) {
-    const from = rule.from_entity_property
-    const to = rule.to_entity_property
-    const fromType = definition(context, 'source', from, `${field}.from_entity_property`)
-    const toType = definition(context, 'candidate', to, `${field}.to_entity_property`)
-    if (!fromType || !toType) return never
-    const scalarOf = (type: PropertyType) => elementType(type)
-    const mismatch = (why: string) => {
-      context.problems.add(
-        `${field}: ${kind} cannot compare ${context.sourceType}.${from} (${fromType}) with ${context.candidateType}.${to} (${toType}); ${why}`,
-      )
-      return never
-    }
-    const pair = (score: (a: Value, b: Value) => number): PropertyRule => ({
-      readsSource: true,
-      sourceProperty: from,
-      candidateProperty: to,
-      score: (source, candidate) => score(source?.[from], candidate?.[to]),
-    })
-    switch (kind) {
-      case 'custom_property_equal':
-        if (fromType !== toType) return mismatch('both must have the same type')
-        return pair((a, b) => (valuesEqual(a, b, fromType) ? 1 : 0))
-      case 'custom_property_is_in':
-        if (scalarOf(fromType) !== scalarOf(toType)) return mismatch('the values must be of one type')
-        return pair((a, b) => (isIn(a, b, fromType) ? 1 : 0))
-      case 'custom_property_contains':
-        if (scalarOf(fromType) !== scalarOf(toType) || (fromType !== 'list[text]' && fromType !== 'text'))
-          return mismatch('the first must be a text or list[text] property holding values of the second')
-        return pair((a, b) => (contains(a, b, fromType) ? 1 : 0))
-      case 'custom_property_list_overlap':
-        if (![fromType, toType].every((type) => type === 'list[text]' || type === 'text'))
-          return mismatch('both must be list[text] (or text) properties')
-        return pair((a, b) => {
-          const share = overlap(a, b)
-          return isWeight ? share : share > 0 ? 1 : 0
-        })
-      default:
-        context.problems.add(`${field}: ${kind} takes property_name, not from/to_entity_property`)
-        return never
-    }
+  const fromType = definition(context, 'source', from, `${field}.from_entity_property`)
+  const toType = definition(context, 'candidate', to, `${field}.to_entity_property`)
+  if (!fromType || !toType) return never
+  const scalarOf = (type: PropertyType) => elementType(type)
+  const mismatch = (why: string) => {
+    context.problems.add(
+      `${field}: ${kind} cannot compare ${context.sourceType}.${from} (${fromType}) with ${context.candidateType}.${to} (${toType}); ${why}`,
+    )
+    return never
   }
+  const pair = (score: (a: Value, b: Value) => number): PropertyRule => ({
+    readsSource: true,
+    sourceProperty: from,
+    candidateProperty: to,
+    score: (source, candidate) => score(source?.[from], candidate?.[to]),
+  })
+  switch (kind) {
+    case 'custom_property_equal':
+      if (fromType !== toType) return mismatch('both must have the same type')
+      return pair((a, b) => (valuesEqual(a, b, fromType) ? 1 : 0))
+    case 'custom_property_is_in':
+      if (scalarOf(fromType) !== scalarOf(toType)) return mismatch('the values must be of one type')
+      return pair((a, b) => (isIn(a, b, fromType) ? 1 : 0))
+    case 'custom_property_contains':
+      if (scalarOf(fromType) !== scalarOf(toType) || (fromType !== 'list[text]' && fromType !== 'text'))
+        return mismatch('the first must be a text or list[text] property holding values of the second')
+      return pair((a, b) => (contains(a, b, fromType) ? 1 : 0))
+    case 'custom_property_list_overlap':
+      if (![fromType, toType].every((type) => type === 'list[text]' || type === 'text'))
+        return mismatch('both must be list[text] (or text) properties')
+      return pair((a, b) => {
+        const share = overlap(a, b)
+        return isWeight ? share : share > 0 ? 1 : 0
+      })
+    default:
+      context.problems.add(`${field}: ${kind} takes property_name, not from/to_entity_property`)
+      return never
+  }
+}
+
+/** A rule testing the candidate's property `property_name` against values of the request. */
+function compileOwnRule(rule: CustomRule, field: string, context: RuleContext): PropertyRule {
+  const kind = kindOf(rule)
+  const isWeight = rule.weight !== undefined
   const name = rule.property_name ?? ''
   const type = definition(context, 'candidate', name, `${field}.property_name`)
   if (!type) return never

@@ -1,6 +1,7 @@
 import type { ExternalVendor } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import { keepJobIndex, keptIndexGeneration, keptJobIndex } from './kept-job-index.js'
+import type { HeldProfiles, JobIndex, JobMatchData, Postings, WeightedJobs } from './job-match-data.js'
+import { persistedIndexGeneration, persistedJobIndex, persistJobIndex } from './persisted-job-index.js'
 import {
   entityIds,
   interleaved,
@@ -14,94 +15,24 @@ import {
   updatedAt,
   withSkillNumbering,
 } from './profile-columns.js'
-import { featuresKey, type ScoringFeatures, specificity, targetSkillWeight } from './scoring-model.js'
+import {
+  canonicalOrder,
+  featuresKey,
+  type ScoringFeatures,
+  specificity,
+  targetSkillWeight,
+  type WeightedTargetSkill,
+} from './scoring-model.js'
 import { StampedCache, stampedIndex } from './stamped-cache.js'
-
-/**
- * Skill → employees holding it (the inverted index). A skill's list is grouped by the level the
- * employees hold it at, in the order of LEVEL_SLOTS, each group by employee number, so that a job
- * row's factor (which depends on the level) is one number for a whole group. A posting is one
- * 32-bit word: the employee number, then the strength rounded *up* to a step of
- * `strengthMax / strengthSteps`. The scorer walks these words for upper bounds (4 bytes a
- * posting, so the postings of 3 M profile rows fit a 32 MB cache) and takes exact strengths from
- * the employees' own profiles.
- */
-export interface Postings {
-  /** Skill s's postings are [start[s], start[s + 1]). */
-  start: Int32Array
-  /** Level slot l of skill s (LEVEL_SLOTS) is [levelStart[s · 6 + l], levelStart[s · 6 + l + 1]). */
-  levelStart: Int32Array
-  entry: Uint32Array
-  /** entry >>> shift is the employee number. */
-  shift: number
-  /** entry & strengthSteps is the strength in steps; also the number of steps of `strengthMax`. */
-  strengthSteps: number
-  /** The largest strength of any posting, at least 1. */
-  strengthMax: number
-}
-
-/** Every job's weighted skills in canonical order (weight descending, then skill id). */
-export interface WeightedJobs {
-  start: Int32Array
-  skill: Int32Array
-  weight: Float64Array
-  required: Uint8Array
-  critical: Uint8Array
-  /** Σ w per job. */
-  total: Float64Array
-  /** Per job: skills with a required level, and critical skills. */
-  leveled: Int32Array
-  criticalCount: Int32Array
-}
-
-/**
- * The employees' profile rows as the scorer reads them: per row the pair (skill · 8 + level,
- * strength), so that what scoring a candidate reads of its profile lies in a few neighbouring
- * cache lines rather than in three arrays; employee i's rows are [start[i], start[i + 1]).
- */
-export interface HeldProfiles {
-  count: number
-  start: Int32Array
-  held: Float64Array
-}
-
-/** What the job scorer reads: typed arrays only, shareable with worker threads. */
-export interface JobMatchData {
-  employeeCount: number
-  jobCount: number
-  skillCount: number
-  employees: HeldProfiles
-  postings: Postings
-  jobs: WeightedJobs
-}
-
-/** The in-memory index of job matching for one tenant, vendor and feature set. */
-export interface JobIndex {
-  vendor: ExternalVendor
-  features: ScoringFeatures
-  employeeIds: string[]
-  jobIds: string[]
-  skillIds: string[]
-  data: JobMatchData
-  /** Per employee: 1 when the profile has low data availability. */
-  lowData: Uint8Array
-  /** What the index was built from; a different stamp means rebuild. */
-  stamp: string
-  /** Loaded on first use (the last_updated filter). */
-  employeeUpdatedAt?: Float64Array
-  /** How it was made: read from DuckDB, or loaded from the file a process kept it in. */
-  source: 'built' | 'kept'
-  seconds: number
-}
 
 const cache = new StampedCache<JobIndex>()
 
 /**
  * The job matching index of a tenant: built on first use (employees' and jobs' profiles into
  * typed arrays, the inverted index, the job skills' weights), or loaded from the file a process
- * kept it in when the data has not changed since (kept-job-index.ts), and kept while the
- * database is open and its data unchanged, so that paging through 4.10 does not rebuild it per page. A caller that
- * knows a version of the data which moves whenever anything may have written (the server's
+ * persisted it in when the data has not changed since (persisted-job-index.ts), and cached in
+ * memory while the database is open and its data unchanged, so that paging through 4.10 does not
+ * rebuild it per page. A caller that knows a version of the data which moves whenever anything may have written (the server's
  * reads, `dataVersion`) is answered without asking the database for its stamp while it holds.
  */
 export async function jobIndex(
@@ -112,11 +43,11 @@ export async function jobIndex(
 ): Promise<JobIndex> {
   const key = featuresKey(vendor, features)
   return stampedIndex(cache, database, key, dataVersion, ['employees', 'jobs', 'profiles'], async (stamp) => {
-    const kept = keptJobIndex(database.path, key, stamp)
-    if (kept) return kept
-    const generation = keptIndexGeneration(database.path)
+    const persisted = persistedJobIndex(database.path, key, stamp)
+    if (persisted) return persisted
+    const generation = persistedIndexGeneration(database.path)
     const built = await buildJobIndex(database, vendor, features, stamp)
-    if (keptIndexGeneration(database.path) === generation) keepJobIndex(database.path, key, built)
+    if (persistedIndexGeneration(database.path) === generation) persistJobIndex(database.path, key, built)
     return built
   })
 }
@@ -253,6 +184,32 @@ export function invert(candidates: ProfileColumns, skillCount: number): Postings
   return { start, levelStart, entry, shift, strengthSteps, strengthMax }
 }
 
+/** idf of every skill: over the targets given, else over the targets that have a profile. */
+function skillSpecificities(
+  targets: ProfileColumns,
+  skillCount: number,
+  specificityOver?: { documentFrequency: Int32Array; targets: number },
+): Float64Array {
+  const rows = targets.skill.length
+  let documentFrequency = specificityOver?.documentFrequency
+  let profiles = specificityOver?.targets ?? 0
+  if (!documentFrequency) {
+    documentFrequency = new Int32Array(skillCount)
+    for (let row = 0; row < rows; row++) {
+      const skill = targets.skill[row] as number
+      documentFrequency[skill] = (documentFrequency[skill] as number) + 1
+    }
+    for (let target = 0; target < targets.count; target++) {
+      if ((targets.start[target + 1] as number) > (targets.start[target] as number)) profiles++
+    }
+  }
+  const idf = new Float64Array(skillCount)
+  for (let skill = 0; skill < skillCount; skill++) {
+    idf[skill] = specificity(documentFrequency[skill] as number, profiles)
+  }
+  return idf
+}
+
 /**
  * Weighs every target's skills (w = e × idf × c, idf over the targets that have a profile) and
  * puts each target's run in canonical order.
@@ -264,22 +221,7 @@ export function weighJobs(
   specificityOver?: { documentFrequency: Int32Array; targets: number },
 ): WeightedJobs {
   const rows = targets.skill.length
-  let documentFrequency = specificityOver?.documentFrequency
-  let profiles = specificityOver?.targets ?? 0
-  if (!documentFrequency) {
-    documentFrequency = new Int32Array(skillIds.length)
-    for (let row = 0; row < rows; row++) {
-      const skill = targets.skill[row] as number
-      documentFrequency[skill] = (documentFrequency[skill] as number) + 1
-    }
-    for (let target = 0; target < targets.count; target++) {
-      if ((targets.start[target + 1] as number) > (targets.start[target] as number)) profiles++
-    }
-  }
-  const idf = new Float64Array(skillIds.length)
-  for (let skill = 0; skill < skillIds.length; skill++) {
-    idf[skill] = specificity(documentFrequency[skill] as number, profiles)
-  }
+  const idf = skillSpecificities(targets, skillIds.length, specificityOver)
   const out: WeightedJobs = {
     start: targets.start,
     skill: sharedInt32(rows),
@@ -308,23 +250,7 @@ export function weighJobs(
   for (let target = 0; target < targets.count; target++) {
     const from = targets.start[target] as number
     const to = targets.start[target + 1] as number
-    // Weight descending, then skill number (skill numbers follow skill ids, so the tie-break on
-    // number is the tie-break on id): an insertion sort, runs being a few dozen rows.
-    for (let row = from; row < to; row++) {
-      let at = row - from - 1
-      while (at >= 0) {
-        const before = order[at] as number
-        const weightFirst = (weights[before] as number) - (weights[row] as number)
-        if (
-          weightFirst > 0 ||
-          (weightFirst === 0 && (targets.skill[before] as number) < (targets.skill[row] as number))
-        )
-          break
-        order[at + 1] = before
-        at--
-      }
-      order[at + 1] = row
-    }
+    canonicalOrder(order, from, to, weights, targets.skill)
     let total = 0
     let leveled = 0
     let critical = 0
@@ -344,4 +270,23 @@ export function weighJobs(
     out.criticalCount[target] = critical
   }
   return out
+}
+
+/** One target's weighted skills in canonical order (the reference computation's input). */
+export function weightedTargetSkills(
+  targets: WeightedJobs,
+  skillIds: readonly string[],
+  features: ScoringFeatures,
+  target: number,
+): WeightedTargetSkill[] {
+  const skills: WeightedTargetSkill[] = []
+  for (let row = targets.start[target] as number; row < (targets.start[target + 1] as number); row++) {
+    skills.push({
+      skill_id: skillIds[targets.skill[row] as number] as string,
+      weight: targets.weight[row] as number,
+      required: targets.required[row] as number,
+      critical: features.useCriticalities && targets.critical[row] === 1,
+    })
+  }
+  return skills
 }

@@ -1,5 +1,5 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads'
-import type { JobMatchData } from './job-index.js'
+import type { JobMatchData } from './job-match-data.js'
 import type { PairFilterSpec } from './match-filters.js'
 import {
   JobCandidateScorer,

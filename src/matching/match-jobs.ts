@@ -13,7 +13,8 @@ import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
 import { compilePropertyRule, isCustomPropertyRule } from './custom-property-rules.js'
-import { employeeUpdateTimes, type JobIndex, type JobMatchData, jobCount, jobIndex } from './job-index.js'
+import { employeeUpdateTimes, jobCount, jobIndex, weightedTargetSkills } from './job-index.js'
+import type { JobIndex, JobMatchData } from './job-match-data.js'
 import { JobWorkerPool } from './job-match-worker.js'
 import {
   customPropertiesOf,
@@ -30,13 +31,7 @@ import {
   type JobScoringParams,
   jobMatchesTable,
 } from './score-job-candidates.js'
-import {
-  type Coverage,
-  roundFigure,
-  type ScoringFeatures,
-  scoreCoverage,
-  type WeightedTargetSkill,
-} from './scoring-model.js'
+import { type Coverage, roundFigure, type ScoringFeatures, scoreCoverage } from './scoring-model.js'
 
 /** What job matching needs of a tenant (an `OpenTenant` fits, and so will the server's). */
 export interface MatchingTenant {
@@ -324,15 +319,7 @@ async function records(
 /** The model's reference computation for one job and one employee (explanations, tests). */
 export function explainPair(index: JobIndex, job: number, employee: number): Coverage {
   const { jobs, employees } = index.data
-  const skills: WeightedTargetSkill[] = []
-  for (let row = jobs.start[job] as number; row < (jobs.start[job + 1] as number); row++) {
-    skills.push({
-      skill_id: index.skillIds[jobs.skill[row] as number] as string,
-      weight: jobs.weight[row] as number,
-      required: jobs.required[row] as number,
-      critical: index.features.useCriticalities && jobs.critical[row] === 1,
-    })
-  }
+  const skills = weightedTargetSkills(jobs, index.skillIds, index.features, job)
   const held = new Map<string, { strength: number; level: number }>()
   for (
     let row = employees.start[employee] as number;

@@ -254,10 +254,11 @@ export async function readProfileColumns(
   numbering: SkillNumbering,
   options: { held?: boolean } = {},
 ): Promise<ProfileColumns> {
-  // A row's skill, level
-  // (0–5) and critical flag come in one integer (skill · 16 + level · 2 + critical), since each
-  // column of a result costs a copy. The rows come in any order: a counting sort by entity here
-  // costs less than DuckDB's sort.
+  // A row's strength and level are h (or e) and the level of scoring-model.ts, section 1: 1 for a
+  // validated skill, else the profile's score; the stated level, else 1 + ⌊5 × proficiency_float⌋,
+  // else 0 (unknown). A row's skill, level (0–5) and critical flag come in one integer
+  // (skill · 16 + level · 2 + critical), since each column of a result costs a copy. The rows come
+  // in any order: a counting sort by entity here costs less than DuckDB's sort.
   const sql = profileRowsSql(
     source,
     numbering,

@@ -1,6 +1,7 @@
-import { type JobMatchData, LEVEL_SLOTS } from './job-index.js'
-import { type PostingKernel, postingKernel, SCAN_CHUNK } from './posting-kernel.js'
-import { roundScore } from './scoring-model.js'
+import { LEVEL_SLOTS } from './job-index.js'
+import type { JobMatchData } from './job-match-data.js'
+import { type PostingKernel, postingKernel, SCAN_CHUNK } from './kernel/posting-kernel.js'
+import { proficiencyFactorTable, roundScore } from './scoring-model.js'
 
 /** What a request asks of the scorer, beyond the index. */
 export interface JobScoringParams {
@@ -76,18 +77,6 @@ export function prepareJobScoring(data: JobMatchData): void {
   postingKernel(data.postings, data.employeeCount)
 }
 
-/** f(required, level) of the model for levels 0–5 (0 = unknown), looked up instead of branched on. */
-function factorTable(proficiency: boolean): Float64Array {
-  const table = new Float64Array(36)
-  for (let required = 0; required < 6; required++) {
-    for (let level = 0; level < 6; level++) {
-      table[required * 6 + level] =
-        proficiency && required > 0 && level > 0 && level < required ? level / required : 1
-    }
-  }
-  return table
-}
-
 /**
  * Top-k employees per job by the scoring model (scoring-model.ts, section 1), exactly, over the
  * inverted index (skill → employees, job-index.ts).
@@ -96,7 +85,7 @@ function factorTable(proficiency: boolean): Float64Array {
  * 1. Bounds. Every posting of the job's skills adds an upper bound of its term, w · h⁺ · f, to
  *    its employee's bound, in units of Σw: h⁺ is the strength rounded up to the index's step
  *    (a posting is one 32-bit word: employee, strength in steps), so the walk streams 4 bytes a
- *    posting, without a branch, in WebAssembly (posting-kernel.ts). A skill's postings are
+ *    posting, without a branch, in WebAssembly (kernel/posting-kernel.ts). A skill's postings are
  *    grouped by level, so f (which depends on the level) is one number for a group, and the
  *    groups whose f is 1 are walked together (`levelRuns`).
  * 2. Candidates. Only an employee in the posting lists of the heaviest skills, those while the
@@ -155,7 +144,7 @@ export class JobCandidateScorer {
     }
     this.kernel = postingKernel(data.postings, data.employeeCount)
     this.held = data.employees.held
-    this.factors = factorTable(params.proficiencyMatching)
+    this.factors = proficiencyFactorTable(params.proficiencyMatching)
     this.rowOfSkill = new Int32Array(data.skillCount).fill(-1)
     this.heldAt = new Int32Array(widest).fill(-1)
     const k = Math.max(1, params.k)
@@ -210,13 +199,7 @@ export class JobCandidateScorer {
     // bound each), doubled.
     const slack = 1e-9 + (to - from + 2) * 2 ** -23 * postings.strengthMax
     let bar = this.params.threshold - slack
-    // Rows [from, admitting) can bring in a candidate: the weight from each on reaches the bar.
-    let still = postings.strengthMax
-    let admitting = from
-    while (admitting < to && still >= bar) {
-      still -= ((jobs.weight[admitting] as number) / total) * postings.strengthMax
-      admitting++
-    }
+    const admitting = this.admittingEnd(from, to, total, bar)
     const rowOfSkill = this.rowOfSkill
     for (let row = from; row < to; row++) rowOfSkill[jobs.skill[row] as number] = row - from
     // Until the walk has returned, the whole of the bounds is cleared afterwards.
@@ -271,12 +254,34 @@ export class JobCandidateScorer {
         walked = count
       }
     } finally {
-      for (let row = from; row < to; row++) rowOfSkill[jobs.skill[row] as number] = -1
-      // A sequential fill when that is cheaper than clearing the walked postings one by one.
-      if (walked > kernel.bounds.length >>> 3) kernel.bounds.fill(0)
-      else for (let row = from; row < to; row++) kernel.clear(jobs.skill[row] as number)
+      this.clearJob(from, to, walked)
     }
     return this.count
+  }
+
+  /**
+   * The end of the rows that can bring in a candidate: rows [from, end) are those from which on
+   * the job's weight still reaches the bar.
+   */
+  private admittingEnd(from: number, to: number, total: number, bar: number): number {
+    const { jobs, postings } = this.data
+    let still = postings.strengthMax
+    let admitting = from
+    while (admitting < to && still >= bar) {
+      still -= ((jobs.weight[admitting] as number) / total) * postings.strengthMax
+      admitting++
+    }
+    return admitting
+  }
+
+  /** Leaves the per-job state as it was before job rows [from, to) were ranked. */
+  private clearJob(from: number, to: number, walked: number): void {
+    const { jobs } = this.data
+    const kernel = this.kernel
+    for (let row = from; row < to; row++) this.rowOfSkill[jobs.skill[row] as number] = -1
+    // A sequential fill when that is cheaper than clearing the walked postings one by one.
+    if (walked > kernel.bounds.length >>> 3) kernel.bounds.fill(0)
+    else for (let row = from; row < to; row++) kernel.clear(jobs.skill[row] as number)
   }
 
   /**

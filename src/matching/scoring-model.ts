@@ -140,27 +140,27 @@ export function targetSkillWeight(
   return evidence * idf * (features.useCriticalities && critical ? SCORING.criticalWeight : 1)
 }
 
-/** h (or e): 1 for a validated skill, else the profile's evidence score. */
-export function skillStrength(validationState: string, score: number): number {
-  return validationState === 'validated' ? 1 : score
-}
-
-/** A skill's level 1–5 (0 = unknown): the stated level, else 1 + ⌊5 × proficiency_float⌋. */
-export function skillLevel(
-  level: number | null | undefined,
-  proficiencyFloat: number | null | undefined,
-): number {
-  if (level !== null && level !== undefined && level >= 1) return Math.min(5, Math.round(level))
-  if (proficiencyFloat !== null && proficiencyFloat !== undefined) {
-    return Math.min(5, 1 + Math.floor(proficiencyFloat * 5))
-  }
-  return 0
-}
-
-/** f_j: 1 at or above the required level, p / r below it, 1 when a level is unknown (0). */
-export function proficiencyFactor(required: number, held: number): number {
-  if (required === 0 || held === 0 || held >= required) return 1
+/**
+ * f_j: 1 at or above the required level, p / r below it, 1 when a level is unknown (0); 1 without
+ * proficiency matching.
+ */
+export function proficiencyFactor(required: number, held: number, proficiencyMatching: boolean): number {
+  if (!proficiencyMatching || required === 0 || held === 0 || held >= required) return 1
   return held / required
+}
+
+/**
+ * f_j for every pair of levels 0–5 (0 = unknown) at [required · 6 + held], for a loop that looks
+ * the factor up instead of branching on it.
+ */
+export function proficiencyFactorTable(proficiencyMatching: boolean): Float64Array {
+  const table = new Float64Array(36)
+  for (let required = 0; required < 6; required++) {
+    for (let held = 0; held < 6; held++) {
+      table[required * 6 + held] = proficiencyFactor(required, held, proficiencyMatching)
+    }
+  }
+  return table
 }
 
 /**
@@ -175,7 +175,7 @@ export function earnedWeight(
   level: number,
   proficiencyMatching: boolean,
 ): number {
-  return weight * strength * (proficiencyMatching ? proficiencyFactor(required, level) : 1)
+  return weight * strength * proficiencyFactor(required, level, proficiencyMatching)
 }
 
 /** Rounds a score to the model's 12 decimal places. */
@@ -204,11 +204,30 @@ export interface HeldSkill {
   level: number
 }
 
-/** Orders a target's skills as the model sums them: weight descending, then skill id. */
-export function canonicalOrder<T extends { weight: number; skill_id: string }>(skills: T[]): T[] {
-  return skills.sort(
-    (a, b) => b.weight - a.weight || (a.skill_id < b.skill_id ? -1 : a.skill_id > b.skill_id ? 1 : 0),
-  )
+/**
+ * Orders one target's skill rows [from, to) as the model sums them: weight descending, then skill
+ * (skill numbers follow skill ids, so the tie-break on number is the tie-break on id). Leaves the
+ * rows in `order[0 … to − from)`; an insertion sort, a target having a few dozen skills.
+ */
+export function canonicalOrder(
+  order: Int32Array,
+  from: number,
+  to: number,
+  weights: Float64Array,
+  skills: Int32Array,
+): void {
+  for (let row = from; row < to; row++) {
+    let at = row - from - 1
+    while (at >= 0) {
+      const before = order[at] as number
+      const weightFirst = (weights[before] as number) - (weights[row] as number)
+      if (weightFirst > 0 || (weightFirst === 0 && (skills[before] as number) < (skills[row] as number)))
+        break
+      order[at + 1] = before
+      at--
+    }
+    order[at + 1] = row
+  }
 }
 
 export interface CoverageSkill {
@@ -266,8 +285,14 @@ export function scoreCoverage(
       missing.push(entry)
       continue
     }
-    const factor = features.proficiencyMatching ? proficiencyFactor(skill.required, hold.level) : 1
-    const earned = skill.weight * hold.strength * factor
+    const factor = proficiencyFactor(skill.required, hold.level, features.proficiencyMatching)
+    const earned = earnedWeight(
+      skill.weight,
+      hold.strength,
+      skill.required,
+      hold.level,
+      features.proficiencyMatching,
+    )
     sum += earned
     if (skill.critical) criticalHeld += factor
     if (skill.required > 0 && hold.level > skill.required) over++
@@ -283,15 +308,34 @@ export function scoreCoverage(
   }
 }
 
-/** Σ v_k · s_k / Σ v_k over the components; 0 when every value is 0. */
-export function weightedMean(components: readonly { value: number; score: number }[]): number {
-  let weights = 0
-  let sum = 0
-  for (const component of components) {
-    weights += component.value
-    sum += component.value * component.score
+/** A component of a combined score: its value v_k and its score s_k of an item (a vacancy number). */
+export interface ScoreComponent {
+  value: number
+  score: (item: number) => number
+}
+
+/**
+ * Σ v_k · s_k / Σ v_k over the components (`totalValue` = Σ v_k > 0), as a score of an item: with
+ * one component its own score (which v · s / v may miss in the last bit), components of value 0
+ * left out.
+ */
+export function weightedMean(
+  components: readonly ScoreComponent[],
+  totalValue: number,
+): (item: number) => number {
+  const single = components.length === 1 ? components[0] : undefined
+  if (single) return single.score
+  return (item) => {
+    let sum = 0
+    for (const component of components)
+      if (component.value > 0) sum += component.value * component.score(item)
+    return sum / totalValue
   }
-  return weights > 0 ? sum / weights : 0
+}
+
+/** v_k · s_k / Σ v_k: what one component adds to a combined score. */
+export function contribution(value: number, score: number, totalValue: number): number {
+  return (value * score) / totalValue
 }
 
 /** The geo_distance component: 1 up to `full` km, 0 from `zero` km on, linear between. */

@@ -52,7 +52,7 @@ export class StampedCache<T> {
  * Aggregates that move whenever a part of the data an index reads changes: entities by their
  * counts, change sequences (and update times, or for jobs a hash of their ids), profiles by their
  * versions (the derivation bumps a profile's version, and its computed_at, whenever the profile
- * changes), skill names by a hash. A job index is kept across processes (kept-job-index.ts), so
+ * changes), skill names by a hash. A job index is kept across processes (persisted-job-index.ts), so
  * the stamp also tells a database restored from a backup and changed again from the one it was
  * built from: the update times and ids move even where a change sequence repeats.
  * No string filters: they cost more than the rows they skip.

@@ -1,11 +1,13 @@
 import { EARTH_RADIUS_KM, haversineKm } from '../geo/haversine.js'
 import { type Employee, LIMITS } from '../schemas/index.js'
-import { heldProfiles, invert, type JobMatchData } from './job-index.js'
+import { heldProfiles, invert } from './job-index.js'
+import type { JobMatchData } from './job-match-data.js'
 import { type MatchingTenant, scoreJobs } from './match-jobs.js'
-import { employeeOrigin, prepareVacancyMatching } from './match-vacancies.js'
+import { prepareVacancyMatching } from './match-vacancies.js'
 import { forEachRow, sharedUint8 } from './profile-columns.js'
 import type { JobScoringParams } from './score-job-candidates.js'
 import { type VacancyIndex, vacancyIndex } from './vacancy-index.js'
+import { employeeOrigin } from './vacancy-places.js'
 
 /** One employee of a vacancy's candidates, with the score 4.11 gives them for it. */
 export interface VacancyCandidate {

@@ -2,7 +2,8 @@ import { PostalCodeTable } from '../geo/postal-codes.js'
 import type { ExternalVendor, LanguageLevel, LocationOrAddress } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { Props } from './custom-property-rules.js'
-import { type WeightedJobs, weighJobs } from './job-index.js'
+import { weighJobs } from './job-index.js'
+import type { WeightedJobs } from './job-match-data.js'
 import {
   entityIds,
   forEachRow,
@@ -108,29 +109,7 @@ async function buildVacancyIndex(
     }),
   )
   const skillIndex = new Map(skillIds.map((id, position) => [id, position]))
-  // Specificity counts every vacancy profile of the vendor, active or not, so that a vacancy
-  // closing does not move the scores of the others.
-  const documentFrequency = new Int32Array(skillIds.length)
-  await forEachRow(
-    database,
-    `SELECT skill_id, count(*)::INTEGER FROM profile_skills WHERE entity_type = 'vacancy' AND external_vendor = $1 GROUP BY skill_id`,
-    [vendor],
-    2,
-    (values) => {
-      const position = skillIndex.get(values[0] as string)
-      if (position !== undefined) documentFrequency[position] = values[1] as number
-    },
-  )
-  const counted = await database.one<{ n: number }>(
-    `SELECT count(DISTINCT entity_id)::INTEGER AS n FROM profile_skills WHERE entity_type = 'vacancy' AND external_vendor = $1`,
-    [vendor],
-  )
-  const targets = weighJobs(profiles, skillIds, features, { documentFrequency, targets: counted?.n ?? 0 })
-  const families = new Map<string, string | null>()
-  await forEachRow(database, 'SELECT external_id, job_family_id FROM jobs', [], 2, (values) => {
-    families.set(values[0] as string, (values[1] as string | null) ?? null)
-  })
-  const position = new Map(ids.map((id, index) => [id, index]))
+  const specificityOver = await vacancySpecificity(database, vendor, skillIndex)
   const count = ids.length
   const index: VacancyIndex = {
     vendor,
@@ -140,7 +119,7 @@ async function buildVacancyIndex(
     titles: new Array(count).fill(''),
     skillIds,
     skillIndex,
-    targets,
+    targets: weighJobs(profiles, skillIds, features, specificityOver),
     jobId: new Array(count).fill(null),
     familyId: new Array(count).fill(null),
     location: new Array(count).fill(null),
@@ -161,7 +140,51 @@ async function buildVacancyIndex(
     },
     seconds: 0,
   }
-  const languages: LanguageLevel[][] = new Array(count).fill(null).map(() => [])
+  const languages = await readVacancies(database, index)
+  await placeVacancies(database, index)
+  packLanguages(index, languages)
+  index.seconds = (performance.now() - started) / 1000
+  return index
+}
+
+/**
+ * df and N of the vacancies' skills: specificity counts every vacancy profile of the vendor,
+ * active or not, so that a vacancy closing does not move the scores of the others.
+ */
+async function vacancySpecificity(
+  database: TenantDatabase,
+  vendor: ExternalVendor,
+  skillIndex: Map<string, number>,
+): Promise<{ documentFrequency: Int32Array; targets: number }> {
+  const documentFrequency = new Int32Array(skillIndex.size)
+  await forEachRow(
+    database,
+    `SELECT skill_id, count(*)::INTEGER FROM profile_skills WHERE entity_type = 'vacancy' AND external_vendor = $1 GROUP BY skill_id`,
+    [vendor],
+    2,
+    (values) => {
+      const position = skillIndex.get(values[0] as string)
+      if (position !== undefined) documentFrequency[position] = values[1] as number
+    },
+  )
+  const counted = await database.one<{ n: number }>(
+    `SELECT count(DISTINCT entity_id)::INTEGER AS n FROM profile_skills WHERE entity_type = 'vacancy' AND external_vendor = $1`,
+    [vendor],
+  )
+  return { documentFrequency, targets: counted?.n ?? 0 }
+}
+
+/**
+ * Reads the active vacancies' records into the index (title, job and its family, location,
+ * custom properties, update time); returns their language requirements.
+ */
+async function readVacancies(database: TenantDatabase, index: VacancyIndex): Promise<LanguageLevel[][]> {
+  const families = new Map<string, string | null>()
+  await forEachRow(database, 'SELECT external_id, job_family_id FROM jobs', [], 2, (values) => {
+    families.set(values[0] as string, (values[1] as string | null) ?? null)
+  })
+  const position = new Map(index.ids.map((id, at) => [id, at]))
+  const languages: LanguageLevel[][] = new Array(index.ids.length).fill(null).map(() => [])
   await forEachRow(
     database,
     `SELECT external_id, doc->>'title', job_id, (doc->'location')::VARCHAR, (doc->'languages')::VARCHAR,
@@ -182,13 +205,21 @@ async function buildVacancyIndex(
       index.updatedAt[at] = values[6] as number
     },
   )
+  return languages
+}
+
+/**
+ * Places every vacancy (lat/lng, or its address through the postal codes of the vacancies'
+ * countries, loaded once into the index); notes why a place is unknown.
+ */
+async function placeVacancies(database: TenantDatabase, index: VacancyIndex): Promise<void> {
   const countries = new Set<string>()
   for (const location of index.location) {
     if (location && 'country' in location) countries.add(location.country)
   }
   const postal = countries.size > 0 ? await PostalCodeTable.load(database, countries) : undefined
   index.postal = postal
-  for (let at = 0; at < count; at++) {
+  for (let at = 0; at < index.ids.length; at++) {
     const location = index.location[at]
     if (!location) {
       index.locationNote[at] = 'the vacancy has no location'
@@ -206,17 +237,19 @@ async function buildVacancyIndex(
       }
     }
   }
+}
+
+/** The vacancies' language requirements as rows: langStart, langCode, langLevel (2 when not stated). */
+function packLanguages(index: VacancyIndex, languages: LanguageLevel[][]): void {
   let rows = 0
   for (const list of languages) rows += list.length
   index.langLevel = new Uint8Array(rows)
   let row = 0
-  for (let at = 0; at < count; at++) {
+  for (let at = 0; at < index.ids.length; at++) {
     for (const requirement of languages[at] as LanguageLevel[]) {
       index.langCode.push(requirement.language)
       index.langLevel[row++] = requirement.level ?? 2
     }
     index.langStart[at + 1] = row
   }
-  index.seconds = (performance.now() - started) / 1000
-  return index
 }

@@ -26,7 +26,7 @@ import { measure, scaled, scratchDir } from './measure.js'
  *   from DuckDB, worker threads started) and warm (index and threads kept; three warm runs, the
  *   ratio on the first and on the best), then warm in this thread alone (what one core does), with
  *   peak RSS; every run must give the same response. The cold run also keeps the index beside the
- *   database (kept-job-index.ts); a new process then exports again with the index it loads from
+ *   database (persisted-job-index.ts); a new process then exports again with the index it loads from
  *   there (the next `match jobs` or nightly export while the profiles have not changed).
  * - Reference: a straightforward DuckDB SQL formulation of the same scoring (job skill weights
  *   with idf and criticality, join job skills to employee skills, aggregate, rank with a window)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { invert, LEVEL_SLOTS, levelSlot } from '../../src/matching/job-index.js'
-import { PostingKernel, SCAN_CHUNK } from '../../src/matching/posting-kernel.js'
+import { PostingKernel, SCAN_CHUNK } from '../../src/matching/kernel/posting-kernel.js'
 import type { ProfileColumns } from '../../src/matching/profile-columns.js'
 import { SeededRandom } from '../../src/util/seeded-random.js'
 

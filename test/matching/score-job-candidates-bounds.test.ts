@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { heldProfiles, invert, type JobMatchData, weighJobs } from '../../src/matching/job-index.js'
+import { heldProfiles, invert, weighJobs } from '../../src/matching/job-index.js'
+import type { JobMatchData } from '../../src/matching/job-match-data.js'
 import type { ProfileColumns } from '../../src/matching/profile-columns.js'
 import { JobCandidateScorer, type JobScoringParams } from '../../src/matching/score-job-candidates.js'
 import { roundScore, scoreCoverage, type WeightedTargetSkill } from '../../src/matching/scoring-model.js'

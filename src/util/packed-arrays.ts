@@ -1,23 +1,23 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 
 /**
- * Typed arrays kept in a file for another process (the compiled vocabulary, the job matching
+ * Typed arrays packed into bytes, or a file, for another process (the compiled vocabulary, the job matching
  * index): a 4-byte length, a JSON header (the caller's, plus each array's type and length), then
  * the arrays, each 8-aligned. Read back onto shared memory, so that worker threads can use them.
  */
 
-export type KeptArray = Int32Array | Uint32Array | Uint8Array | Float32Array | Float64Array
+export type PackedArray = Int32Array | Uint32Array | Uint8Array | Float32Array | Float64Array
 
 const TYPES = { Int32Array, Uint32Array, Uint8Array, Float32Array, Float64Array } as const
 type TypeName = keyof typeof TYPES
 
-function typeName(array: KeptArray): TypeName {
+function typeName(array: PackedArray): TypeName {
   for (const name of Object.keys(TYPES) as TypeName[]) if (array instanceof TYPES[name]) return name
-  throw new Error('not a typed array that can be kept')
+  throw new Error('not a typed array that can be packed')
 }
 
-/** The chunks of a kept file: write them in order (no copy of the arrays is made). */
-export function packArrays(header: Record<string, unknown>, arrays: readonly KeptArray[]): Uint8Array[] {
+/** The chunks of a packed file: write them in order (no copy of the arrays is made). */
+export function packArrays(header: Record<string, unknown>, arrays: readonly PackedArray[]): Uint8Array[] {
   const layout = arrays.map((array) => [typeName(array), array.length] as const)
   const text = Buffer.from(JSON.stringify({ ...header, arrays: layout }))
   const chunks: Uint8Array[] = [new Uint8Array(new Uint32Array([text.length]).buffer), text]
@@ -46,7 +46,7 @@ export function unpackArrays(bytes: Uint8Array) {
  * `unpackArrays` of a file, read straight into the shared memory of its arrays (one copy, not
  * two: copying a job index's tens of megabytes is not free); undefined when there is no whole file.
  */
-export function readKeptArrays(path: string) {
+export function readPackedArrays(path: string) {
   let fd: number
   try {
     fd = openSync(path, 'r')
@@ -70,11 +70,11 @@ export function readKeptArrays(path: string) {
   }
 }
 
-/** Reads a kept file of `size` bytes through `read` (fills its target from a position; gives the bytes read). */
+/** Reads a packed file of `size` bytes through `read` (fills its target from a position; gives the bytes read). */
 function unpack(
   size: number,
   read: (target: Uint8Array, position: number) => number,
-): { header: Record<string, unknown>; arrays: KeptArray[] } | undefined {
+): { header: Record<string, unknown>; arrays: PackedArray[] } | undefined {
   if (size < 4) return undefined
   const lengthBytes = new Uint8Array(4)
   if (read(lengthBytes, 0) !== 4) return undefined
@@ -110,7 +110,7 @@ function unpack(
   if (size > first && read(new Uint8Array(shared), first) !== size - first) return undefined
   const arrays = places.map(
     ({ Type, at, count }) =>
-      new (Type as unknown as new (buffer: SharedArrayBuffer, at: number, count: number) => KeptArray)(
+      new (Type as unknown as new (buffer: SharedArrayBuffer, at: number, count: number) => PackedArray)(
         shared,
         at,
         count,

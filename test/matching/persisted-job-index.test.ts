@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ENTITY_COLLECTIONS } from '../../src/entities/entity-collections.js'
 import { deleteEntity } from '../../src/entities/entity-store.js'
 import { ingestPaths } from '../../src/ingest/ingest-paths.js'
-import { keptIndexGeneration } from '../../src/matching/kept-job-index.js'
 import { exportAllJobs } from '../../src/matching/match-jobs.js'
+import { persistedIndexGeneration } from '../../src/matching/persisted-job-index.js'
 import { openTenant } from '../../src/tenants/tenant-service.js'
 import { type MatchingTenantFixture, matchingTenant, ndjson } from './matching-helpers.js'
 
@@ -138,10 +138,10 @@ describe('the kept job matching index', () => {
     expect(keptFiles(tenant.database.path)).toHaveLength(1)
     const employees = ENTITY_COLLECTIONS.find((collection) => collection.profileType === 'employee')
     if (!employees) throw new Error('no employee collection')
-    const generation = keptIndexGeneration(tenant.database.path)
+    const generation = persistedIndexGeneration(tenant.database.path)
     await deleteEntity(tenant, employees, 'emp-03')
     expect(keptFiles(tenant.database.path)).toHaveLength(0)
     // A build that began before the delete (and read the employee) does not keep its index.
-    expect(keptIndexGeneration(tenant.database.path)).not.toBe(generation)
+    expect(persistedIndexGeneration(tenant.database.path)).not.toBe(generation)
   })
 })
