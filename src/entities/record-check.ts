@@ -1,5 +1,5 @@
 import { listValue } from '@duckdb/node-api'
-import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { errors } from '../errors/skillhouse-error.js'
 import type { EntityKind, Reference, ReferenceTarget } from '../ingest/entity-kinds.js'
 import { checkRow, type ReferenceLookup } from '../ingest/row-check.js'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
@@ -165,8 +165,7 @@ export function checkParsedRecord(
   if (invalid.length > 0) {
     throw errors.unprocessable(invalid.map((problem) => `${problem.field}: ${problem.reason}`))
   }
-  throw new SkillhouseError(
-    404,
+  throw errors.unknownReferences(
     unknown.map(
       (problem) =>
         `${problem.field}: ${problem.reason.replace('; ingest it first (404 Not Found)', '; create it first')}`,
