@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { DuckDBValue } from '@duckdb/node-api'
-import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { errors } from '../errors/skillhouse-error.js'
 import { forgetStems } from '../extraction/extractor-cache.js'
 import { deletePersistedJobIndexes } from '../matching/persisted-job-index.js'
 import { PageQuery } from '../schemas/index.js'
@@ -115,10 +115,7 @@ export async function deleteEntity(
     const rows = await database.all<{ external_id: string }>(`${dependent.sql} ORDER BY 1 LIMIT 6`, [id])
     if (rows.length > 0) {
       const names = rows.slice(0, 5).map((row) => row.external_id)
-      throw new SkillhouseError(
-        409,
-        `${collection.noun} '${id}' is still referred to by ${dependent.noun} (${names.join(', ')}${rows.length > 5 ? ', …' : ''}); delete them or point them elsewhere first`,
-      )
+      throw errors.stillReferred(collection.noun, id, dependent.noun, names, rows.length > 5)
     }
   }
   await database.transaction(async () => {
@@ -243,10 +240,7 @@ async function checkUnitParent(database: TenantDatabase, id: string, parent: unk
     )
     if (!row) {
       if (cursor === parent) {
-        throw new SkillhouseError(
-          404,
-          `parent_id: organisational unit '${parent}' does not exist; create it first`,
-        )
+        throw errors.unknownParentUnit(parent)
       }
       return
     }

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { SkillhouseError } from '../errors/skillhouse-error.js'
+import { errors, type SkillhouseError } from '../errors/skillhouse-error.js'
 
 /** One problem of a request input: the dotted field path, and whether it is of structure or of value. */
 export interface InputIssue {
@@ -86,8 +86,7 @@ export function parseBody<T extends z.ZodType>(schema: T, input: unknown, what: 
 export function parseQuery<T extends z.ZodType>(schema: T, query: Record<string, unknown>): z.output<T> {
   const parsed = schema.safeParse(query)
   if (parsed.success) return parsed.data
-  throw new SkillhouseError(
-    422,
+  throw errors.invalidQuery(
     classifyIssues(parsed.error.issues, query).map(
       (issue) => `query parameter ${issue.path || '(any)'}: ${issue.message}`,
     ),
@@ -97,8 +96,8 @@ export function parseQuery<T extends z.ZodType>(schema: T, query: Record<string,
 /** The error for classified problems: 400 when any is of structure, else 422. */
 export function inputError(issues: readonly InputIssue[], what: string): SkillhouseError {
   const structural = issues.some((issue) => issue.structural)
-  return new SkillhouseError(
-    structural ? 400 : 422,
+  return errors.invalidInput(
+    structural,
     issues.map((issue) => `${issue.path || what}: ${issue.message}`),
   )
 }

@@ -1,6 +1,7 @@
 import { listValue } from '@duckdb/node-api'
-import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
+import { errors } from '../errors/skillhouse-error.js'
 import type { EntityKind, Reference, ReferenceTarget } from '../ingest/entity-kinds.js'
+import { loadDefinitions } from '../ingest/reference-index.js'
 import { checkRow, type ReferenceLookup } from '../ingest/row-check.js'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
@@ -114,12 +115,7 @@ export async function definitionsOf(
   database: TenantDatabase,
   kind: EntityKind,
 ): Promise<Map<string, PropertyType> | undefined> {
-  if (!kind.customPropertyType) return undefined
-  const rows = await database.all<{ property_name: string; property_type: PropertyType }>(
-    'SELECT property_name, property_type FROM custom_property_definitions WHERE entity_type = $1',
-    [kind.customPropertyType],
-  )
-  return new Map(rows.map((row) => [row.property_name, row.property_type]))
+  return loadDefinitions(database, kind)
 }
 
 /**
@@ -165,8 +161,7 @@ export function checkParsedRecord(
   if (invalid.length > 0) {
     throw errors.unprocessable(invalid.map((problem) => `${problem.field}: ${problem.reason}`))
   }
-  throw new SkillhouseError(
-    404,
+  throw errors.unknownReferences(
     unknown.map(
       (problem) =>
         `${problem.field}: ${problem.reason.replace('; ingest it first (404 Not Found)', '; create it first')}`,

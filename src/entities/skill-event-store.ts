@@ -1,6 +1,7 @@
 import { listValue } from '@duckdb/node-api'
+import type { z } from 'zod'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
-import { entityKind } from '../ingest/entity-kinds.js'
+import { type EntityKind, entityKind } from '../ingest/entity-kinds.js'
 import { modelConfigurationProblems, type ReferenceLookup } from '../ingest/row-check.js'
 import type { EventInput } from '../profiles/evidence.js'
 import { endActiveWorkingHistory } from '../profiles/working-history.js'
@@ -128,94 +129,29 @@ export async function checkSkillEvents(
 ): Promise<CheckedSkillEvents> {
   const kind = SKILL_EVENTS
   if (!kind) throw errors.internal('the skill_events entity is missing')
-  const database = tenant.database
-  const outcomes: (StoredSkillEvent | SkillhouseError | undefined)[] = requests.map(() => undefined)
-  const attempt = <T>(index: number, check: () => T): T | undefined => {
-    try {
-      return check()
-    } catch (error) {
-      outcomes[index] = asError(error)
-      return undefined
-    }
-  }
-
-  // The checks that need no database: query, structure, values.
-  const parsed = requests.map((request, index) =>
-    attempt(index, () => {
-      const options = parseQuery(SkillEventQuery, { ...request.query })
-      const body = request.body
-      if (body !== null && typeof body === 'object' && !Array.isArray(body) && 'employee_id' in body) {
-        throw errors.badRequest(
-          'employee_id: is not a field of a skill event; the employee is named by the path (/employees/{employee_external_id}/skill_events)',
-        )
-      }
-      const outdated =
-        body !== null && typeof body === 'object'
-          ? modelConfigurationProblems(kind, body as Record<string, unknown>, tenant.settings)
-          : []
-      if (outdated.length > 0) {
-        throw errors.unprocessable(outdated.map((problem) => `${problem.field}: ${problem.reason}`))
-      }
-      parseBody(SkillEvent, body, 'a skill event')
-      const input = { ...(body as Record<string, unknown>), employee_id: request.employeeId }
-      return {
-        options,
-        input,
-        parsed: parseBody(kind.schema, input, 'a skill event') as Record<string, unknown>,
-      }
-    }),
-  )
-
-  // Whether each event's employee exists, looked up in the employees' key index. Requests that
-  // failed their checks take part for their employee only: an unknown employee is a 404 before
-  // anything else is wrong with the request.
-  const candidates = parsed.map((item, index) => {
-    const event = item?.parsed
-    return {
-      index,
-      item,
-      employeeId: requests[index]?.employeeId ?? '',
-      externalId: event ? String(event.external_id) : '',
-      eventType: event ? String(event.event_type) : '',
-      timestamp: event ? String(event.timestamp) : '',
-      source: event ? String(event.source) : '',
-      content: event ? JSON.stringify(event.content) : 'null',
-    }
-  })
+  const outcomes: Outcomes = requests.map(() => undefined)
+  const attempt = attemptInto(outcomes)
+  const parsed = requests.map((request, index) => attempt(index, () => parseRequest(tenant, kind, request)))
+  const candidates = parsed.map((item, index) => candidateOf(item, index, requests[index]?.employeeId ?? ''))
   if (candidates.length === 0) return { outcomes, checked: [], strict: undefined }
-  const employeeIds = [...new Set(candidates.map((event) => event.employeeId))]
-  const employees = employeeLookup
-    ? await employeeLookup(employeeIds)
-    : await existingIds(database, 'employees', employeeIds)
-  // References in the content (a job, a course, a skill): one query per table, none without any.
-  const contentLookup = await lookupReferences(
-    database,
-    candidates.flatMap((event) =>
-      event.item
-        ? kind.references(event.item.parsed).filter((reference) => reference.target !== 'employees')
-        : [],
-    ),
-  )
-  const lookup: ReferenceLookup = {
-    has: (target, id) => (target === 'employees' ? employees.has(id) : contentLookup.has(target, id)),
-  }
-  const definitions = await definitionsOf(database, kind)
+  const { employees, lookup } = await referencesOf(tenant.database, kind, candidates, employeeLookup)
+  const definitions = await definitionsOf(tenant.database, kind)
   const checked: CheckedEvent[] = []
-  candidates.forEach((event) => {
+  for (const event of candidates) {
     if (!employees.has(event.employeeId)) {
       outcomes[event.index] = errors.notFound(
         'employee',
         event.employeeId,
         'create the employee with POST /employees first',
       )
-      return
+      continue
     }
     const item = event.item
-    if (!item) return
+    if (!item) continue
     const record = attempt(event.index, () =>
       checkParsedRecord(tenant, kind, item.input, item.parsed, lookup, definitions),
     )
-    if (!record) return
+    if (!record) continue
     checked.push({
       index: event.index,
       externalId: event.externalId,
@@ -229,10 +165,109 @@ export async function checkSkillEvents(
       endActive: item.options.end_active_working_history,
       record,
     })
-  })
+  }
   if (checked.length === 0) return { outcomes, checked: [], strict: undefined }
   const check = checked.some((event) => event.strict) && strict ? await strict() : undefined
   return { outcomes, checked, strict: check }
+}
+
+type Outcomes = (StoredSkillEvent | SkillhouseError | undefined)[]
+
+/** Runs a check of request `index`; an error it throws becomes that request's outcome. */
+const attemptInto =
+  (outcomes: Outcomes) =>
+  <T>(index: number, check: () => T): T | undefined => {
+    try {
+      return check()
+    } catch (error) {
+      outcomes[index] = asError(error)
+      return undefined
+    }
+  }
+
+/** A request that passed the checks that need no database: its query options, its row, the row parsed. */
+interface ParsedRequest {
+  options: z.output<typeof SkillEventQuery>
+  input: Record<string, unknown>
+  parsed: Record<string, unknown>
+}
+
+/** The checks that need no database: query, structure, values. */
+function parseRequest(tenant: EntityTenant, kind: EntityKind, request: SkillEventRequest): ParsedRequest {
+  const options = parseQuery(SkillEventQuery, { ...request.query })
+  const body = request.body
+  if (body !== null && typeof body === 'object' && !Array.isArray(body) && 'employee_id' in body) {
+    throw errors.badRequest(
+      'employee_id: is not a field of a skill event; the employee is named by the path (/employees/{employee_external_id}/skill_events)',
+    )
+  }
+  const outdated =
+    body !== null && typeof body === 'object'
+      ? modelConfigurationProblems(kind, body as Record<string, unknown>, tenant.settings)
+      : []
+  if (outdated.length > 0) {
+    throw errors.unprocessable(outdated.map((problem) => `${problem.field}: ${problem.reason}`))
+  }
+  parseBody(SkillEvent, body, 'a skill event')
+  const input = { ...(body as Record<string, unknown>), employee_id: request.employeeId }
+  return { options, input, parsed: parseBody(kind.schema, input, 'a skill event') as Record<string, unknown> }
+}
+
+/**
+ * A request as the database checks see it. Requests that failed their checks take part for their
+ * employee only: an unknown employee is a 404 before anything else is wrong with the request.
+ */
+interface Candidate {
+  index: number
+  item: ParsedRequest | undefined
+  employeeId: string
+  externalId: string
+  eventType: string
+  timestamp: string
+  source: string
+  content: string
+}
+
+function candidateOf(item: ParsedRequest | undefined, index: number, employeeId: string): Candidate {
+  const event = item?.parsed
+  return {
+    index,
+    item,
+    employeeId,
+    externalId: event ? String(event.external_id) : '',
+    eventType: event ? String(event.event_type) : '',
+    timestamp: event ? String(event.timestamp) : '',
+    source: event ? String(event.source) : '',
+    content: event ? JSON.stringify(event.content) : 'null',
+  }
+}
+
+/**
+ * Whether each event's employee exists, looked up in the employees' key index, and the references
+ * in the content (a job, a course, a skill): one query per table, none without any.
+ */
+async function referencesOf(
+  database: TenantDatabase,
+  kind: EntityKind,
+  candidates: readonly Candidate[],
+  employeeLookup: EmployeeLookup | undefined,
+): Promise<{ employees: Set<string>; lookup: ReferenceLookup }> {
+  const employeeIds = [...new Set(candidates.map((event) => event.employeeId))]
+  const employees = employeeLookup
+    ? await employeeLookup(employeeIds)
+    : await existingIds(database, 'employees', employeeIds)
+  const contentLookup = await lookupReferences(
+    database,
+    candidates.flatMap((event) =>
+      event.item
+        ? kind.references(event.item.parsed).filter((reference) => reference.target !== 'employees')
+        : [],
+    ),
+  )
+  const lookup: ReferenceLookup = {
+    has: (target, id) => (target === 'employees' ? employees.has(id) : contentLookup.has(target, id)),
+  }
+  return { employees, lookup }
 }
 
 /**
@@ -263,12 +298,7 @@ function decide(
     if (same !== undefined) {
       // 4.2: 409 (Skill Event already exists) for any external_id stored before; the description
       // tells a retry of the same event (nothing to do) from an attempt to change one.
-      outcomes[event.index] = new SkillhouseError(
-        409,
-        same
-          ? `skill event '${event.externalId}' already exists with the same content; it is stored, nothing changed`
-          : `skill event '${event.externalId}' already exists with different content; a skill event cannot be changed, send a new one with its own external_id`,
-      )
+      outcomes[event.index] = errors.skillEventExists(event.externalId, same)
       continue
     }
     if (refused(event)) {

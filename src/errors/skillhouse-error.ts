@@ -137,6 +137,29 @@ export const errors = {
   asBadRequest: (error: SkillhouseError) => new SkillhouseError(400, error.descriptions, error.headers),
 
   // Entities, their records and skill events (sections 2 and 4).
+  /** A record others still refer to cannot be deleted (names up to five of them). */
+  stillReferred: (noun: string, id: string, by: string, names: readonly string[], more: boolean) =>
+    new SkillhouseError(
+      409,
+      `${noun} '${id}' is still referred to by ${by} (${names.join(', ')}${more ? ', …' : ''}); delete them or point them elsewhere first`,
+    ),
+  unknownParentUnit: (parent: string) =>
+    new SkillhouseError(404, `parent_id: organisational unit '${parent}' does not exist; create it first`),
+  /** Query parameters that do not parse (one description each). */
+  invalidQuery: (descriptions: string[]) => new SkillhouseError(422, descriptions),
+  /** Problems of a request body: 400 when any is of its structure, else 422. */
+  invalidInput: (structural: boolean, descriptions: string[]) =>
+    new SkillhouseError(structural ? 400 : 422, descriptions),
+  /** A record refers to records that do not exist (one description each). */
+  unknownReferences: (descriptions: string[]) => new SkillhouseError(404, descriptions),
+  /** 4.2: a skill event's external_id is stored already, with the same or with other content. */
+  skillEventExists: (id: string, same: boolean) =>
+    new SkillhouseError(
+      409,
+      same
+        ? `skill event '${id}' already exists with the same content; it is stored, nothing changed`
+        : `skill event '${id}' already exists with different content; a skill event cannot be changed, send a new one with its own external_id`,
+    ),
 
   // Taxonomy: domains, subdomains, skills and custom properties (sections 2.2, 2.3, 2.9).
   /** 409: an entity of a taxonomy level cannot go while others refer to it (`named`: the first of them). */

@@ -1,38 +1,14 @@
 import { createReadStream } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
-import type { PropertyType, TenantSettings } from '../schemas/index.js'
+import type { PropertyType } from '../schemas/index.js'
 import { csvCellsToRecord } from './csv-record.js'
-import { entityKind, type ReferenceTarget } from './entity-kinds.js'
-import { fastParseOf } from './fast-parse.js'
+import { type EntityKind, entityKind } from './entity-kinds.js'
+import { type FastParse, fastParseOf } from './fast-parse.js'
+import type { NdjsonCheckMessage, NdjsonCheckTask } from './ingest-types.js'
 import { LineSplitter, tooLongReason, withoutByteOrderMark } from './line-splitter.js'
 import type { Reject } from './rejects.js'
-import { checkRow, type ReferenceLookup } from './row-check.js'
-import { newStagedColumns, type StagedColumns, stageRow } from './staged-columns.js'
-
-/**
- * What the main thread hands a worker: one byte range of an NDJSON file of skill events, or of
- * the cells of a CSV file as DuckDB read them (one JSON object of column → text per line).
- */
-export interface NdjsonCheckTask {
-  path: string
-  file: string
-  /** `ndjson`: the rows themselves; `csv-cells`: CSV rows, one per line, so a row's line is its position. */
-  format: 'ndjson' | 'csv-cells'
-  start: number
-  /** Exclusive end; the range starts and ends at line boundaries. */
-  end: number
-  firstLine: number
-  entity: string
-  settings: TenantSettings
-  definitions: [string, PropertyType][]
-  referenceIds: Partial<Record<ReferenceTarget, string[]>>
-}
-
-export type NdjsonCheckMessage =
-  | { type: 'progress'; rows: number }
-  | { type: 'rows'; columns: StagedColumns }
-  | { type: 'rejects'; rejects: Reject[] }
-  | { type: 'done'; rows: number; rejects: Reject[] }
+import { checkRow, type ReferenceLookup, type RowCheckContext } from './row-check.js'
+import { newStagedColumns, stageRow } from './staged-columns.js'
 
 const task = workerData as NdjsonCheckTask
 
@@ -61,9 +37,8 @@ const flow = {
   },
 }
 
-async function run() {
-  const kind = entityKind(task.entity)
-  if (!kind) throw new Error(`unknown entity ${task.entity}`)
+/** The row check's context in this worker: the kind, the definitions and the reference ids it was handed. */
+function checkContextOf(kind: EntityKind): RowCheckContext {
   const sets = new Map(Object.entries(task.referenceIds).map(([target, ids]) => [target, new Set(ids)]))
   const references: ReferenceLookup = {
     has: (target, id) =>
@@ -71,18 +46,15 @@ async function run() {
         ? references.has('jobs', id) || references.has('job_families', id)
         : (sets.get(target)?.has(id) ?? false),
   }
-  const definitions = new Map(task.definitions)
-  const context = { kind, settings: task.settings, definitions, references }
-  const fastParse = fastParseOf(kind.schema)
-  const csv = task.format === 'csv-cells'
-  const rejects: Reject[] = []
-  let columns = newStagedColumns()
-  let rows = 0
-  let line = task.firstLine - 1
+  return { kind, settings: task.settings, definitions: new Map(task.definitions), references }
+}
 
-  // A CSV row as the file's cells, without the conventions' conversions: when the schema's
-  // compiled parse accepts it, csvCellsToRecord would have returned the same record.
-  const plainCells = (cells: Record<string, string | null>): Record<string, unknown> | undefined => {
+/**
+ * A CSV row as the file's cells, without the conventions' conversions: when the schema's
+ * compiled parse accepts it, csvCellsToRecord would have returned the same record.
+ */
+function plainCellsOf(fastParse: FastParse | null) {
+  return (cells: Record<string, string | null>): Record<string, unknown> | undefined => {
     const record: Record<string, unknown> = {}
     for (const column in cells) {
       const cell = cells[column]
@@ -99,6 +71,19 @@ async function run() {
     }
     return fastParse?.(record) === undefined ? undefined : record
   }
+}
+
+async function run() {
+  const kind = entityKind(task.entity)
+  if (!kind) throw new Error(`unknown entity ${task.entity}`)
+  const context = checkContextOf(kind)
+  const definitions = context.definitions as Map<string, PropertyType>
+  const plainCells = plainCellsOf(fastParseOf(kind.schema))
+  const csv = task.format === 'csv-cells'
+  const rejects: Reject[] = []
+  let columns = newStagedColumns()
+  let rows = 0
+  let line = task.firstLine - 1
 
   const take = (text: string) => {
     line++
@@ -135,12 +120,6 @@ async function run() {
     if (columns.row.length >= ROWS_PER_MESSAGE) flush()
   }
 
-  // Rejects leave in batches too: a file of many bad rows is not held in this thread's (bounded) heap.
-  const sendRejects = () => {
-    if (rejects.length < REJECTS_PER_MESSAGE) return
-    parentPort?.postMessage({ type: 'rejects', rejects: rejects.splice(0) } satisfies NdjsonCheckMessage)
-  }
-
   const flush = () => {
     if (columns.row.length === 0) return
     parentPort?.postMessage({ type: 'rows', columns } satisfies NdjsonCheckMessage)
@@ -148,28 +127,41 @@ async function run() {
     columns = newStagedColumns()
   }
 
-  if (task.end > task.start) {
-    const lines = new LineSplitter(take, (length) => {
-      line++
-      rows++
-      const reason = tooLongReason(length)
-      rejects.push({ file: task.file, line, row: line, field: '', reason, problems: [{ field: '', reason }] })
-    })
-    for await (const chunk of createReadStream(task.path, {
-      start: task.start,
-      end: task.end - 1,
-      encoding: 'utf8',
-      highWaterMark: 1 << 21,
-    })) {
-      lines.push(chunk as string)
-      parentPort?.postMessage({ type: 'progress', rows } satisfies NdjsonCheckMessage)
-      sendRejects()
-      await flow.room()
-    }
-    lines.end()
+  const tooLong = (length: number) => {
+    line++
+    rows++
+    const reason = tooLongReason(length)
+    rejects.push({ file: task.file, line, row: line, field: '', reason, problems: [{ field: '', reason }] })
   }
+  await readRange(new LineSplitter(take, tooLong), () => rows, rejects)
   flush()
   parentPort?.postMessage({ type: 'done', rows, rejects } satisfies NdjsonCheckMessage)
+}
+
+/**
+ * Reads the task's byte range into `lines`, reporting the rows read after each chunk and sending
+ * the rejects waiting; waits while the parent has not appended enough of the rows sent.
+ */
+async function readRange(lines: LineSplitter, rowsRead: () => number, rejects: Reject[]): Promise<void> {
+  if (task.end <= task.start) return
+  for await (const chunk of createReadStream(task.path, {
+    start: task.start,
+    end: task.end - 1,
+    encoding: 'utf8',
+    highWaterMark: 1 << 21,
+  })) {
+    lines.push(chunk as string)
+    parentPort?.postMessage({ type: 'progress', rows: rowsRead() } satisfies NdjsonCheckMessage)
+    sendRejects(rejects)
+    await flow.room()
+  }
+  lines.end()
+}
+
+/** Rejects leave in batches too: a file of many bad rows is not held in this thread's (bounded) heap. */
+function sendRejects(rejects: Reject[]): void {
+  if (rejects.length < REJECTS_PER_MESSAGE) return
+  parentPort?.postMessage({ type: 'rejects', rejects: rejects.splice(0) } satisfies NdjsonCheckMessage)
 }
 
 parentPort?.on('message', flow.acknowledged)

@@ -4,10 +4,9 @@ import { basename } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
 import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
-import type { NdjsonCheckMessage, NdjsonCheckTask } from './ndjson-check-worker.js'
+import type { NdjsonCheckMessage, NdjsonCheckTask, StagedColumns } from './ingest-types.js'
 import { type CsvDelimiter, csvToCellLines } from './read-source.js'
 import type { Reject } from './rejects.js'
-import type { StagedColumns } from './staged-columns.js'
 import { stagingFile } from './staging.js'
 
 const WORKER = new URL('./ndjson-check-worker.js', import.meta.url)

@@ -1,5 +1,6 @@
+import type { PropertyType } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import type { ReferenceTarget } from './entity-kinds.js'
+import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
 
 export const REFERENCE_SOURCES: Record<Exclude<ReferenceTarget, 'jobs_or_job_families'>, string> = {
   organisational_units: 'SELECT external_id FROM organisational_units',
@@ -42,4 +43,17 @@ export class ReferenceIndex {
     if (!set) throw new Error(`reference target ${target} was not loaded`)
     return set.has(id)
   }
+}
+
+/** The tenant's custom property definitions of the kind's entity type, loaded before its rows are checked. */
+export async function loadDefinitions(
+  database: TenantDatabase,
+  kind: EntityKind,
+): Promise<Map<string, PropertyType> | undefined> {
+  if (!kind.customPropertyType) return undefined
+  const rows = await database.all<{ property_name: string; property_type: PropertyType }>(
+    'SELECT property_name, property_type FROM custom_property_definitions WHERE entity_type = $1',
+    [kind.customPropertyType],
+  )
+  return new Map(rows.map((row) => [row.property_name, row.property_type]))
 }

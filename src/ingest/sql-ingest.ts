@@ -1,20 +1,20 @@
 import { LIMITS, MODERN_EVENT_TYPES, supportsModernEvents, type TenantSettings } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
-import type { FileFacts } from './ingest-file.js'
+import type { FileFacts, IngestPath } from './ingest-types.js'
 import { type CsvDelimiter, csvReaderOptions, type SourceFormat } from './read-source.js'
 import { REFERENCE_SOURCES } from './reference-index.js'
-import { type JsonNode, jsonNode, objectKeys, sqlClearRow, stringText } from './sql-clear.js'
+import { type JsonNode, jsonNode, objectKeys, rowProofCondition, stringText } from './sql-proof.js'
 
 /**
  * Ingest's SQL path for a file of skill events: DuckDB reads the file (its JSON and CSV readers,
- * both cores) and checks every row with the condition compiled from the row schema
- * (sql-clear.ts) and the references, and inserts the rows in one statement, without a row
+ * both cores), proves every row valid with the condition compiled from the row schema
+ * (sql-proof.ts) and checks the references, and inserts the rows in one statement, without a row
  * crossing into JavaScript. It takes the file only when it can settle all of it: every row
- * cleared, none of its external_ids stored already or repeated in the file (DuckDB's key refuses
+ * proven, none of its external_ids stored already or repeated in the file (DuckDB's key refuses
  * the statement otherwise). Any other file, or any error of the readers, rolls the attempt back
  * and the file goes the JavaScript way (row by row, rejects with lines, 409s, repeats), which
- * decides the same rows the same way: the SQL path only clears what JavaScript would store
+ * decides the same rows the same way: the SQL path only proves what JavaScript would store
  * unchanged, and stores it as JavaScript would (same text, same content hash).
  */
 
@@ -55,8 +55,9 @@ export type SqlDeclined = { declined: string }
  * the reference lookups, the projection that computes the content's text once a row, and the
  * row fields' values for the insert.
  */
-interface CompiledRows {
-  clear: string
+export interface CompiledRows {
+  /** The condition that proves a row valid (sql-proof.ts). */
+  proof: string
   /** A SELECT over a read (its row fields as columns) adding `content_text`. */
   prepared: (source: string) => string
   /** The SQL value of each row field for the insert. */
@@ -66,13 +67,13 @@ interface CompiledRows {
 
 let compiled: { schema: unknown; rows: CompiledRows | null } | undefined
 
-function compiledRows(kind: EntityKind): CompiledRows | null {
+export function compiledRows(kind: EntityKind): CompiledRows | null {
   if (compiled?.schema === kind.schema) return compiled.rows
   // The content as json() writes it, once a row: matched by the compiled pattern, hashed and stored.
   const content: JsonNode = { ...jsonNode('r.content_text'), text: 'r.content_text' }
   const field = (key: string): JsonNode => (key === 'content' ? content : jsonNode(`r.${key}`))
-  const clear = sqlClearRow(kind.schema, field)
-  if (clear === null) {
+  const proof = rowProofCondition(kind.schema, field)
+  if (proof === null) {
     compiled = { schema: kind.schema, rows: null }
     return null
   }
@@ -107,7 +108,7 @@ function compiledRows(kind: EntityKind): CompiledRows | null {
     lookup(found, targets),
   ]
   const rows: CompiledRows = {
-    clear,
+    proof,
     references,
     values: {
       employee_id: stringText(field('employee_id')),
@@ -123,6 +124,38 @@ function compiledRows(kind: EntityKind): CompiledRows | null {
   }
   compiled = { schema: kind.schema, rows }
   return rows
+}
+
+/** The SQL path as one of `ingestFile`'s ways (see ingest-types.ts): its phase is `sql`. */
+export const sqlIngestPath: IngestPath = {
+  name: 'sql',
+  async ingest(file, timer) {
+    const { options } = file
+    const sql = await timer.time('sql', () =>
+      ingestInSql({
+        database: options.database,
+        settings: options.settings,
+        path: options.path,
+        format: options.format,
+        kind: options.kind,
+        delimiter: file.delimiter,
+        facts: file.facts,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      }),
+    )
+    if (!('inserted' in sql)) return sql
+    options.onProgress?.(sql.rowsRead)
+    return {
+      checked: 'sql',
+      checksum: (await file.facts).checksum,
+      rowsRead: sql.rowsRead,
+      inserted: sql.inserted,
+      updated: 0,
+      unchanged: 0,
+      superseded: 0,
+      rejects: [],
+    }
+  },
 }
 
 /**
@@ -156,27 +189,13 @@ export async function ingestInSql(options: {
   // NDJSON: the rows are counted (and their keys and commas looked at) by a second read of the
   // file on a connection of its own, beside the insert (which leaves a share of both cores idle):
   // the insert filters on the condition, and must then have inserted them all. CSV: a row the
-  // condition does not clear stops the insert (error()).
+  // condition does not prove stops the insert (error()).
   const counting = options.format === 'ndjson' ? countRows(database, path) : undefined
   let rowsExpected = 0
   void counting?.then((counted) => {
     if (counted) rowsExpected = counted.rows
   })
-  const modern = supportsModernEvents(options.settings.model_configuration)
-    ? []
-    : [`${rows.values.event_type} NOT IN (${MODERN_EVENT_TYPES.map((type) => `'${type}'`).join(', ')})`]
-  const { values } = rows
-  const insert = `
-INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash, received_at, change_seq)
-SELECT external_id, employee_id, event_type, timestamp::DATE, content, source,
-       ${SKILL_EVENT_HASH('employee_id', 'event_type', 'timestamp', 'source', 'content')}, now(), nextval('change_seq')
-FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
-        FROM (${source}) r
-       WHERE ${
-         counting !== undefined
-           ? [rows.clear, ...rows.references, ...modern].join('\n         AND ')
-           : `CASE WHEN ${[rows.clear, ...rows.references, ...modern].join('\n         AND ')} THEN true ELSE error('${NOT_CLEARED}') END`
-       })`
+  const insert = insertStatement(rows, source, counting !== undefined, options.settings)
   try {
     const inserted = await database.transaction(async () => {
       const result = await withProgress(
@@ -185,53 +204,99 @@ FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
         () => database.one<{ Count: number }>(insert, { path }),
       )
       const count = Number(result?.Count ?? 0)
-      if (counting !== undefined) {
-        const counted = await counting
-        // The typed read takes the row fields only: a row with other keys (or fewer) is
-        // JavaScript's. DuckDB's JSON reader takes a comma before } or ], which JSON.parse refuses
-        // (looked for in the raw lines, strings included: a string holding ",]" sends the file row
-        // by row too).
-        if (!counted) throw new Declined('the JSON reader refused the file')
-        if (counted.other > 0)
-          throw new Declined(`${counted.other} rows hold fields other than ${FIELDS.join(', ')}`)
-        if (counted.commas > 0) throw new Declined(`${counted.commas} rows hold a comma before } or ]`)
-        if (count !== counted.rows) throw new Error(NOT_CLEARED)
-      }
-      // What DuckDB's readers take and JavaScript does not: white space JSON does not know, and
-      // lines longer than the row-by-row path reads.
-      const facts = await options.facts
-      if (facts.formFeedOrVerticalTab) throw new Declined('a form feed or vertical tab in the file')
-      if (facts.invalidUtf8) throw new Declined('the file is not UTF-8')
-      if (options.format === 'ndjson' && facts.longestLine > LIMITS.lineChars)
-        throw new Declined(`a line of ${facts.longestLine} bytes (at most ${LIMITS.lineChars} characters)`)
-      await database.run('INSERT INTO ingested_files VALUES ($1, $2, $3, $4, $5, 0, now())', [
-        facts.checksum,
-        path,
-        kind.entity,
-        count,
-        count,
-      ])
+      if (counting !== undefined) allCounted(await counting, count)
+      await recordFile(database, options, count)
       return count
     })
     return { rowsRead: inserted, inserted }
   } catch (error) {
-    if (error instanceof Declined) return { declined: error.message }
-    const message = error instanceof Error ? error.message : String(error)
-    if (message.includes(NOT_CLEARED)) return { declined: 'some rows need the row-by-row check' }
-    // The key refused a stored or repeated external_id, or a reader refused a row: JavaScript's to explain.
-    // (Or DuckDB ran out of its memory: the row-by-row path holds less at a time.)
-    if (
-      /Constraint Error|Invalid Input Error|Conversion Error|duplicate key|Out of Memory|IO Error/i.test(
-        message,
-      )
-    ) {
-      return { declined: message.split('\n')[0] ?? message }
-    }
-    throw error
+    return declinedBy(error)
   } finally {
     // Nothing of the file's reads outlives the attempt.
     await counting
   }
+}
+
+/**
+ * The insert of the rows the condition proves: a filter when the rows are counted apart (NDJSON),
+ * else a row it does not prove stops the statement.
+ */
+function insertStatement(
+  rows: CompiledRows,
+  source: string,
+  counted: boolean,
+  settings: TenantSettings,
+): string {
+  const modern = supportsModernEvents(settings.model_configuration)
+    ? []
+    : [`${rows.values.event_type} NOT IN (${MODERN_EVENT_TYPES.map((type) => `'${type}'`).join(', ')})`]
+  const { values } = rows
+  return `
+INSERT INTO skill_events (external_id, employee_id, event_type, timestamp, content, source, content_hash, received_at, change_seq)
+SELECT external_id, employee_id, event_type, timestamp::DATE, content, source,
+       ${SKILL_EVENT_HASH('employee_id', 'event_type', 'timestamp', 'source', 'content')}, now(), nextval('change_seq')
+FROM (SELECT ${FIELDS.map((name) => `${values[name]} AS ${name}`).join(', ')}
+        FROM (${source}) r
+       WHERE ${
+         counted
+           ? [rows.proof, ...rows.references, ...modern].join('\n         AND ')
+           : `CASE WHEN ${[rows.proof, ...rows.references, ...modern].join('\n         AND ')} THEN true ELSE error('${NOT_PROVEN}') END`
+       })`
+}
+
+/**
+ * The typed read takes the row fields only: a row with other keys (or fewer) is JavaScript's.
+ * DuckDB's JSON reader takes a comma before } or ], which JSON.parse refuses (looked for in the
+ * raw lines, strings included: a string holding ",]" sends the file row by row too). Every row
+ * counted must have been inserted.
+ */
+function allCounted(counted: { rows: number; other: number; commas: number } | undefined, inserted: number) {
+  if (!counted) throw new Declined('the JSON reader refused the file')
+  if (counted.other > 0)
+    throw new Declined(`${counted.other} rows hold fields other than ${FIELDS.join(', ')}`)
+  if (counted.commas > 0) throw new Declined(`${counted.commas} rows hold a comma before } or ]`)
+  if (inserted !== counted.rows) throw new Error(NOT_PROVEN)
+}
+
+/**
+ * Records the file in `ingested_files`, unless its read found what DuckDB's readers take and
+ * JavaScript does not: white space JSON does not know, and lines longer than the row-by-row path
+ * reads.
+ */
+async function recordFile(
+  database: TenantDatabase,
+  options: { path: string; format: SourceFormat; kind: EntityKind; facts: Promise<FileFacts> },
+  count: number,
+): Promise<void> {
+  const facts = await options.facts
+  if (facts.formFeedOrVerticalTab) throw new Declined('a form feed or vertical tab in the file')
+  if (facts.invalidUtf8) throw new Declined('the file is not UTF-8')
+  if (options.format === 'ndjson' && facts.longestLine > LIMITS.lineChars)
+    throw new Declined(`a line of ${facts.longestLine} bytes (at most ${LIMITS.lineChars} characters)`)
+  await database.run('INSERT INTO ingested_files VALUES ($1, $2, $3, $4, $5, 0, now())', [
+    facts.checksum,
+    options.path,
+    options.kind.entity,
+    count,
+    count,
+  ])
+}
+
+/** Why the attempt declined the file, from what stopped it; an error of another kind is thrown on. */
+function declinedBy(error: unknown): SqlDeclined {
+  if (error instanceof Declined) return { declined: error.message }
+  const message = error instanceof Error ? error.message : String(error)
+  if (message.includes(NOT_PROVEN)) return { declined: 'some rows need the row-by-row check' }
+  // The key refused a stored or repeated external_id, or a reader refused a row: JavaScript's to explain.
+  // (Or DuckDB ran out of its memory: the row-by-row path holds less at a time.)
+  if (
+    /Constraint Error|Invalid Input Error|Conversion Error|duplicate key|Out of Memory|IO Error/i.test(
+      message,
+    )
+  ) {
+    return { declined: message.split('\n')[0] ?? message }
+  }
+  throw error
 }
 
 /**
@@ -262,11 +327,11 @@ class Declined extends Error {}
 /** A comma before a closing bracket (JSON.parse refuses it; DuckDB's JSON functions do not). */
 const TRAILING_COMMA = `',[ \\t\\r\\n]*[}\\]]'`
 
-/** The error a row that is not cleared raises in the insert. */
-const NOT_CLEARED = 'skillhouse: a row the SQL path does not clear'
+/** The error a row that is not proven valid raises in the insert. */
+const NOT_PROVEN = 'skillhouse: a row the SQL path does not clear'
 
 /** The NDJSON read: each row field as JSON (NULL when absent). */
-function ndjsonSource(): string {
+export function ndjsonSource(): string {
   const columns = FIELDS.map((field) => `${field}: 'JSON'`).join(', ')
   return `read_ndjson($path, columns = {${columns}}, format = 'newline_delimited')`
 }

@@ -1,16 +1,4 @@
-import type { GoodRow } from './ingest-file.js'
-
-/** Checked skill events column by column, in the order of the staging tables' columns. */
-export interface StagedColumns {
-  line: (number | null)[]
-  row: number[]
-  external_id: string[]
-  employee_id: string[]
-  event_type: string[]
-  timestamp: string[]
-  content: string[]
-  source: string[]
-}
+import type { GoodRow, StagedColumns } from './ingest-types.js'
 
 export const newStagedColumns = (): StagedColumns => ({
   line: [],

@@ -5,9 +5,9 @@ import { type DuckDBAppender, DuckDBDataChunk, INTEGER, VARCHAR } from '@duckdb/
 import { endActiveWorkingHistory } from '../profiles/working-history.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind } from './entity-kinds.js'
-import type { GoodRow } from './ingest-file.js'
+import type { GoodRow, StagedColumns } from './ingest-types.js'
 import type { Problem } from './rejects.js'
-import { newStagedColumns, type StagedColumns, stageRow } from './staged-columns.js'
+import { newStagedColumns, stageRow } from './staged-columns.js'
 
 export interface MergeResult {
   inserted: number
@@ -173,40 +173,11 @@ class SkillEventStaging implements Staging {
   }
 
   async merge(): Promise<MergeResult> {
-    await this.flush()
-    await this.part(0)
-    for (const part of this.parts) {
-      part.appender.flushSync()
-      part.appender.closeSync()
-    }
-    this.closed = true
+    await this.closeParts()
     const stage = `stage_skill_events_${this.id}`
     const union = this.parts.map((part) => `SELECT * FROM ${part.table}`).join(' UNION ALL ')
     await this.database.run(`CREATE OR REPLACE TEMP VIEW ${stage} AS ${union}`)
-    // The content as DuckDB's JSON reader writes it, and the content hash: DuckDB's 64-bit hash,
-    // an identity check between versions of one event, not a defence against forgery.
-    const hashed = (alias: string) =>
-      `hash(${alias}.employee_id, ${alias}.event_type, ${alias}.timestamp, ${alias}.source, json(${alias}.content)::VARCHAR)::VARCHAR`
-    // Repeats of an external_id within the file: only their rows are numbered.
-    const repeats = await this.database.one<{ repeats: boolean }>(
-      `SELECT count(*) <> count(DISTINCT external_id) AS repeats FROM ${stage}`,
-    )
-    const occurrences = `${stage}_occurrences`
-    await this.database.run(
-      `CREATE OR REPLACE TEMP TABLE ${occurrences} AS
-       SELECT row, external_id, ${hashed('s')} AS content_hash,
-              row_number() OVER (PARTITION BY external_id ORDER BY row) AS occurrence
-       FROM ${stage} s
-       WHERE ${repeats?.repeats ? `external_id IN (SELECT external_id FROM ${stage} GROUP BY external_id HAVING count(*) > 1)` : 'false'}`,
-    )
-    // First occurrences whose external_id is stored already: unchanged, or a 409.
-    const stored = `${stage}_stored`
-    await this.database.run(
-      `CREATE OR REPLACE TEMP TABLE ${stored} AS
-       SELECT s.row, e.content_hash = ${hashed('s')} AS same
-       FROM ${stage} s JOIN skill_events e ON e.external_id = s.external_id
-       WHERE s.row NOT IN (SELECT row FROM ${occurrences} WHERE occurrence > 1)`,
-    )
+    const { occurrences, stored } = await this.findRepeatsAndStored(stage)
     const record = `json_object('employee_id', s.employee_id, 'external_id', s.external_id, 'event_type', s.event_type,
                                 'timestamp', s.timestamp, 'content', json(s.content), 'source', s.source)::VARCHAR AS record`
     // The spec's 409: a repeat with other content conflicts, whether the first copy is earlier
@@ -225,11 +196,69 @@ class SkillEventStaging implements Staging {
       `SELECT (SELECT count(*) FROM ${stored} WHERE same) + (SELECT count(*) FROM ${occurrences} WHERE occurrence > 1) AS unchanged,
               (SELECT count(*) FROM ${stored}) + (SELECT count(*) FROM ${occurrences} WHERE occurrence > 1) AS skipped`,
     )
-    // New events, part by part in the file's order; only when some rows are not new does the
-    // insert need the list of rows to leave out (a join of the whole file otherwise).
-    const skip = counts?.skipped
-      ? `WHERE s.row NOT IN (SELECT row FROM ${stored} UNION ALL SELECT row FROM ${occurrences} WHERE occurrence > 1)`
-      : ''
+    // Only when some rows are not new does the insert need the list of rows to leave out (a join
+    // of the whole file otherwise).
+    const inserted = await this.insertNew(
+      counts?.skipped
+        ? `WHERE s.row NOT IN (SELECT row FROM ${stored} UNION ALL SELECT row FROM ${occurrences} WHERE occurrence > 1)`
+        : '',
+    )
+    if (this.endActive) await this.endActiveWorkingHistories(stage, occurrences)
+    await this.dropTables()
+    return {
+      inserted,
+      updated: 0,
+      unchanged: (counts?.unchanged ?? 0) - repeated.length,
+      conflicts: [
+        ...repeated.map((row) => conflictOf(row, 'earlier in this file')),
+        ...conflicting.map((row) => conflictOf(row, 'in the database')),
+      ],
+    }
+  }
+
+  /** Appends what waits and closes every part's appender. */
+  private async closeParts() {
+    await this.flush()
+    await this.part(0)
+    for (const part of this.parts) {
+      part.appender.flushSync()
+      part.appender.closeSync()
+    }
+    this.closed = true
+  }
+
+  /**
+   * Numbers the repeats of an external_id within the file (only their rows), and finds the first
+   * occurrences whose external_id is stored already (unchanged, or a 409): two tables.
+   */
+  private async findRepeatsAndStored(stage: string) {
+    // The content as DuckDB's JSON reader writes it, and the content hash: DuckDB's 64-bit hash,
+    // an identity check between versions of one event, not a defence against forgery.
+    const hashed = (alias: string) =>
+      `hash(${alias}.employee_id, ${alias}.event_type, ${alias}.timestamp, ${alias}.source, json(${alias}.content)::VARCHAR)::VARCHAR`
+    const repeats = await this.database.one<{ repeats: boolean }>(
+      `SELECT count(*) <> count(DISTINCT external_id) AS repeats FROM ${stage}`,
+    )
+    const occurrences = `${stage}_occurrences`
+    await this.database.run(
+      `CREATE OR REPLACE TEMP TABLE ${occurrences} AS
+       SELECT row, external_id, ${hashed('s')} AS content_hash,
+              row_number() OVER (PARTITION BY external_id ORDER BY row) AS occurrence
+       FROM ${stage} s
+       WHERE ${repeats?.repeats ? `external_id IN (SELECT external_id FROM ${stage} GROUP BY external_id HAVING count(*) > 1)` : 'false'}`,
+    )
+    const stored = `${stage}_stored`
+    await this.database.run(
+      `CREATE OR REPLACE TEMP TABLE ${stored} AS
+       SELECT s.row, e.content_hash = ${hashed('s')} AS same
+       FROM ${stage} s JOIN skill_events e ON e.external_id = s.external_id
+       WHERE s.row NOT IN (SELECT row FROM ${occurrences} WHERE occurrence > 1)`,
+    )
+    return { occurrences, stored }
+  }
+
+  /** Inserts the new events, part by part in the file's order, leaving out the rows `skip` names. */
+  private async insertNew(skip: string): Promise<number> {
     let inserted = 0
     for (const part of this.parts) {
       const result = await this.database.one<{ Count: number }>(
@@ -240,31 +269,16 @@ class SkillEventStaging implements Staging {
       )
       inserted += Number(result?.Count ?? 0)
     }
-    if (this.endActive) {
-      // Each employee's new events end their earlier active working histories, on the newest event's date.
-      const ends = await this.database.all<{ employee_id: string; end_date: string; except: string[] }>(
-        `SELECT employee_id, strftime(max(timestamp::DATE), '%Y-%m-%d') AS end_date, list(external_id) AS except
-         FROM ${stage} WHERE row NOT IN (SELECT row FROM ${occurrences} WHERE occurrence > 1) GROUP BY employee_id`,
-      )
-      await endActiveWorkingHistory(this.database, ends)
-    }
-    await this.dropTables()
-    const conflict = (row: ConflictRow, where: string) => ({
-      row: { line: row.line, row: row.row, key: row.external_id, record: JSON.parse(row.record) },
-      problem: {
-        field: 'external_id',
-        reason: `skill event '${row.external_id}' already exists ${where} with different content (409 Conflict); a skill event cannot be changed, send a new one with its own external_id`,
-      },
-    })
-    return {
-      inserted,
-      updated: 0,
-      unchanged: (counts?.unchanged ?? 0) - repeated.length,
-      conflicts: [
-        ...repeated.map((row) => conflict(row, 'earlier in this file')),
-        ...conflicting.map((row) => conflict(row, 'in the database')),
-      ],
-    }
+    return inserted
+  }
+
+  /** Each employee's new events end their earlier active working histories, on the newest event's date. */
+  private async endActiveWorkingHistories(stage: string, occurrences: string) {
+    const ends = await this.database.all<{ employee_id: string; end_date: string; except: string[] }>(
+      `SELECT employee_id, strftime(max(timestamp::DATE), '%Y-%m-%d') AS end_date, list(external_id) AS except
+       FROM ${stage} WHERE row NOT IN (SELECT row FROM ${occurrences} WHERE occurrence > 1) GROUP BY employee_id`,
+    )
+    await endActiveWorkingHistory(this.database, ends)
   }
 
   private closed = false
@@ -321,6 +335,17 @@ interface ConflictRow {
   external_id: string
   record: string
   [key: string]: unknown
+}
+
+/** A skill event the merge refused: its external_id exists `where` with other content. */
+function conflictOf(row: ConflictRow, where: string): { row: GoodRow; problem: Problem } {
+  return {
+    row: { line: row.line, row: row.row, key: row.external_id, record: JSON.parse(row.record) },
+    problem: {
+      field: 'external_id',
+      reason: `skill event '${row.external_id}' already exists ${where} with different content (409 Conflict); a skill event cannot be changed, send a new one with its own external_id`,
+    },
+  }
 }
 
 /** Custom property definitions: a definition's type cannot change once made. */

@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import { dateOrderOf } from '../schemas/common.js'
 
 /**
- * What the schema compilers of ingest (fast-parse.ts, sql-clear.ts) read of a zod 4 schema: its
+ * What the schema compilers of ingest (fast-parse.ts, sql-proof.ts) read of a zod 4 schema: its
  * definition on `_zod.def`, typed for the parts they read.
  */
 export interface Check {

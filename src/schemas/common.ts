@@ -51,7 +51,7 @@ const DATE_ORDERS = new WeakMap<object, { from: string; to: string }>()
 /**
  * `schema` with the rule that its date `to` is not before its date `from` when both are there
  * (an end before its start, an expiry before the issue): a problem of `to`. ISO dates compare as
- * text. The ingest compilers (fast-parse.ts, sql-clear.ts) know the check by `dateOrderOf`, so a
+ * text. The ingest compilers (fast-parse.ts, sql-proof.ts) know the check by `dateOrderOf`, so a
  * schema with it keeps its compiled checks.
  */
 export function datesInOrder<T extends z.ZodObject>(schema: T, from: string, to: string): T {

@@ -6,14 +6,14 @@ import { generateTenant } from '../../src/generate/generate-tenant.js'
 import { entityKind } from '../../src/ingest/entity-kinds.js'
 import { readFileFacts } from '../../src/ingest/ingest-file.js'
 import { type IngestSummary, ingestPaths } from '../../src/ingest/ingest-paths.js'
-import { jsonNode, sqlClear, sqlClearRow } from '../../src/ingest/sql-clear.js'
 import { ingestInSql, SKILL_EVENT_REFERENCES } from '../../src/ingest/sql-ingest.js'
+import { jsonNode, rowProofCondition, valueProofCondition } from '../../src/ingest/sql-proof.js'
 import { datesInOrder } from '../../src/schemas/common.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
 import { createOpenTenant, fixture, tempDir } from '../helpers/temp-tenant.js'
 
 /**
- * Ingest's SQL path (sql-ingest.ts, sql-clear.ts) against the row-by-row check it stands in
+ * Ingest's SQL path (sql-ingest.ts, sql-proof.ts) against the row-by-row check it stands in
  * for: two tenants with the same records, one ingesting with the SQL path allowed (`sql`), one
  * without (`rows`); every file must give both the same answers and the same stored events (text
  * and content hash), and the SQL path must take the files it is meant to take.
@@ -434,8 +434,8 @@ describe('the SQL path of ingest', () => {
 
   it('bounds numbers by their tightest bounds, in conditions and in patterns', async () => {
     const schema = z.strictObject({ n: z.number().min(5).min(1).max(10).max(100) })
-    const asCondition = sqlClear(schema, 'v') as string
-    const asPattern = sqlClearRow(z.strictObject({ v: schema }), () => ({
+    const asCondition = valueProofCondition(schema, 'v') as string
+    const asPattern = rowProofCondition(z.strictObject({ v: schema }), () => ({
       ...jsonNode('v'),
       text: 'v',
     })) as string
@@ -458,7 +458,7 @@ describe('the SQL path of ingest', () => {
   it('compiles a date order of an object to a condition that means what zod says', async () => {
     const date = z.iso.date()
     const schema = datesInOrder(z.strictObject({ a: date, b: date.optional() }), 'a', 'b')
-    const condition = sqlClear(schema, 'v') as string
+    const condition = valueProofCondition(schema, 'v') as string
     expect(condition).not.toBeNull()
     for (const value of [
       { a: '2020-01-01' },
@@ -478,20 +478,20 @@ describe('the SQL path of ingest', () => {
 
   it('compiles only the parts of zod it covers, and the conditions mean what zod says', async () => {
     expect(
-      sqlClear(
+      valueProofCondition(
         z.string().transform((value) => value.trim()),
         'v',
       ),
     ).toBeNull()
-    expect(sqlClear(z.string().regex(/^a|b$/), 'v')).toBeNull()
-    expect(sqlClear(z.string().regex(/^[^a]+$/), 'v')).toBeNull()
-    expect(sqlClear(z.string().regex(/^.+$/), 'v')).toBeNull()
-    expect(sqlClear(z.number(), 'v')).not.toBeNull()
+    expect(valueProofCondition(z.string().regex(/^a|b$/), 'v')).toBeNull()
+    expect(valueProofCondition(z.string().regex(/^[^a]+$/), 'v')).toBeNull()
+    expect(valueProofCondition(z.string().regex(/^.+$/), 'v')).toBeNull()
+    expect(valueProofCondition(z.number(), 'v')).not.toBeNull()
     const schema = z.strictObject({
       a: z.string().min(2).max(3),
       b: z.number().int().min(1).max(5).optional(),
     })
-    const condition = sqlClear(schema, 'v') as string
+    const condition = valueProofCondition(schema, 'v') as string
     for (const value of [
       { a: 'ab' },
       { a: 'abc', b: 5 },

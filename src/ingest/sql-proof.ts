@@ -10,10 +10,11 @@ import {
 } from './zod-def.js'
 
 /**
- * A SQL condition compiled from a zod schema that holds only for values zod accepts *and*
- * returns unchanged: the condition ingest's SQL path uses to clear rows without JavaScript. It
+ * A SQL condition compiled from a zod schema that proves a value valid: it holds only for values
+ * zod accepts *and* returns unchanged, the proof ingest's SQL path asks of every row before it
+ * stores the rows without JavaScript (a row it does not prove goes the row-by-row way). It
  * is fast-parse.ts's counterpart (the same parts of zod, the same "certainly valid, else ask
- * zod" contract) with two rules more, so that a row cleared here is stored exactly as the
+ * zod" contract) with two rules more, so that a row proven here is stored exactly as the
  * JavaScript path would store it (same text, same content hash):
  * - an object's keys come in the schema's order (zod's output order), each once;
  * - numbers are integer literals within ±(2^53 − 1) (JSON.stringify writes them as they came;
@@ -21,7 +22,7 @@ import {
  * Two forms: field by field with DuckDB's JSON functions (`jsonNode`), where strings are measured
  * conservatively (UTF-8 bytes against a maximum, never fewer than the code points zod counts);
  * and, for an object whose text as json() writes it is at hand, one regular expression over that
- * text (`patternClear`), which counts characters of the Basic Multilingual Plane and escapes
+ * text (`patternProof`), which counts characters of the Basic Multilingual Plane and escapes
  * exactly and leaves other characters in bounded fields to JavaScript. Patterns are used only
  * when their JavaScript source means the same in DuckDB's RE2. Anything else (defaults,
  * transforms, refinements, …) compiles to nothing: `null`, and those rows keep the JavaScript
@@ -66,7 +67,7 @@ export function jsonNode(value: string): JsonNode {
  * operand of an AND for every row, while a CASE asks its THEN only of the rows its WHEN selected:
  * nested CASEs make the expensive checks (the patterns) run on the rows that got that far. The
  * rows it holds for are those the AND of the parts holds for; where the AND would be NULL it may be
- * false, which a clear condition never tells apart (it is only ever a filter, never negated).
+ * false, which a proof never tells apart (it is only ever a filter, never negated).
  */
 function allOf(parts: readonly string[]): string {
   if (parts.length === 0) return 'true'
@@ -94,12 +95,12 @@ function safeKey(key: string): string {
 }
 
 /**
- * The condition that a row is clear, for a schema of strict objects (or a discriminated union
+ * The condition that proves a row valid, for a schema of strict objects (or a discriminated union
  * of them) whose top-level fields are the nodes `field` gives; the row's own keys (unknown ones,
  * their order) are the caller's to check. Null when the schema uses something the compiler does
  * not cover.
  */
-export function sqlClearRow(schema: z.ZodType, field: (key: string) => JsonNode): string | null {
+export function rowProofCondition(schema: z.ZodType, field: (key: string) => JsonNode): string | null {
   try {
     return `coalesce(${row(schema, field)}, false)`
   } catch (error) {
@@ -108,8 +109,8 @@ export function sqlClearRow(schema: z.ZodType, field: (key: string) => JsonNode)
   }
 }
 
-/** The condition that the JSON expression `value` is clear for `schema`; null when not covered. */
-export function sqlClear(schema: z.ZodType, value: string): string | null {
+/** The condition that proves the JSON expression `value` valid for `schema`; null when not covered. */
+export function valueProofCondition(schema: z.ZodType, value: string): string | null {
   try {
     return `coalesce(${compile(schema, jsonNode(value), 0)}, false)`
   } catch (error) {
@@ -141,7 +142,7 @@ type Fields = (key: string) => JsonNode
 
 function row(schema: z.ZodType, fields: Fields): string {
   const def = defOf(schema)
-  if (def.type === 'object') return topFieldsClear(def, fields)
+  if (def.type === 'object') return topFieldsProof(def, fields)
   if (def.type !== 'union' || !def.discriminator) throw new Unsupported()
   const discriminator = def.discriminator
   const tag = fields(discriminator)
@@ -185,7 +186,7 @@ function row(schema: z.ZodType, fields: Fields): string {
  * A row's fields, read from columns: required fields only, since a reader may give an absent
  * field and a JSON null alike as NULL (which zod tells apart for an optional field).
  */
-function topFieldsClear(def: Def, fields: Fields): string {
+function topFieldsProof(def: Def, fields: Fields): string {
   return allOf(topFieldChecks(def, fields).map((check) => check.sql))
 }
 
@@ -198,9 +199,9 @@ function compile(schema: z.ZodType, node: JsonNode, depth: number): string {
   const def = defOf(schema)
   switch (def.type) {
     case 'string':
-      return stringClear(def, node)
+      return stringProof(def, node)
     case 'number':
-      return numberClear(def, node)
+      return numberProof(def, node)
     case 'boolean':
       if (def.checks?.length) throw new Unsupported()
       return `${node.value} IN ('true', 'false')`
@@ -209,20 +210,20 @@ function compile(schema: z.ZodType, node: JsonNode, depth: number): string {
     case 'literal':
       return oneOf(def.values ?? [], node)
     case 'array':
-      return arrayClear(def, node, depth)
+      return arrayProof(def, node, depth)
     case 'object':
-      if (node.text !== undefined) return patternClear(schema, node.text, depth)
-      return objectClear(def, node, depth)
+      if (node.text !== undefined) return patternProof(schema, node.text, depth)
+      return objectProof(def, node, depth)
     case 'union':
       if (def.discriminator) throw new Unsupported()
-      if (node.text !== undefined) return patternClear(schema, node.text, depth)
-      return unionClear(def, node, depth)
+      if (node.text !== undefined) return patternProof(schema, node.text, depth)
+      return unionProof(def, node, depth)
     default:
       throw new Unsupported()
   }
 }
 
-function stringClear(def: Def, node: JsonNode): string {
+function stringProof(def: Def, node: JsonNode): string {
   const { min, max, patterns } = stringChecks(def)
   const parts: string[] = []
   // UTF-8 bytes are never fewer than code points, and an escape never shorter than what it
@@ -270,7 +271,7 @@ function re2(pattern: RegExp): string {
 
 /**
  * The integers a number schema allows, as the tightest range of its bounds (only integer
- * literals are ever cleared, so an exclusive or fractional bound is the integer next to it).
+ * literals are ever proven, so an exclusive or fractional bound is the integer next to it).
  */
 function integerBounds(def: Def): { from: number; to: number } {
   let from = -SAFE
@@ -288,7 +289,7 @@ function integerBounds(def: Def): { from: number; to: number } {
   return { from, to }
 }
 
-function numberClear(def: Def, node: JsonNode): string {
+function numberProof(def: Def, node: JsonNode): string {
   const { from, to } = integerBounds(def)
   // An integer of at most 15 digits, written as JSON.stringify writes it (no sign on zero).
   const number = `TRY_CAST(${node.value} AS BIGINT)`
@@ -305,7 +306,7 @@ function oneOf(values: readonly unknown[], node: JsonNode): string {
   return `(${node.value} IN (${values.map((item) => literal(JSON.stringify(item))).join(', ')}))`
 }
 
-function arrayClear(def: Def, node: JsonNode, depth: number): string {
+function arrayProof(def: Def, node: JsonNode, depth: number): string {
   let min = 0
   let max = Number.POSITIVE_INFINITY
   for (const check of checksOf(def)) {
@@ -336,7 +337,7 @@ interface Field {
 
 function fieldsOf(def: Def): Field[] {
   // Strict objects only; of object-level checks, date orders (as fast-parse.ts), which the
-  // callers that clear an object check (`orderClear`, `PatternContext.order`).
+  // callers that prove an object check (`orderProof`, `PatternContext.order`).
   if (!def.catchall || defOf(def.catchall).type !== 'never') throw new Unsupported()
   objectRules(def)
   return Object.entries(def.shape ?? {}).map(([key, schema]) => {
@@ -349,10 +350,10 @@ function fieldsOf(def: Def): Field[] {
 }
 
 /**
- * Every field clear: required ones present, optional ones absent or clear. An absent member is
- * NULL; so is a JSON null in a transformed object, which `objectClear` rules out beforehand.
+ * Every field proven: required ones present, optional ones absent or proven. An absent member is
+ * NULL; so is a JSON null in a transformed object, which `objectProof` rules out beforehand.
  */
-function fieldsClear(def: Def, field: (key: string) => JsonNode, depth: number): string {
+function fieldsProof(def: Def, field: (key: string) => JsonNode, depth: number): string {
   return allOf(fieldChecks(def, field, depth).map((check) => check.sql))
 }
 
@@ -365,8 +366,8 @@ interface FieldCheck {
 function fieldChecks(def: Def, field: (key: string) => JsonNode, depth: number): FieldCheck[] {
   return fieldsOf(def).map(({ key, schema, optional }) => {
     const member = field(key)
-    const clear = compile(schema, member, depth)
-    return { key, sql: optional ? anyOf([`${member.value} IS NULL`, clear]) : clear }
+    const proof = compile(schema, member, depth)
+    return { key, sql: optional ? anyOf([`${member.value} IS NULL`, proof]) : proof }
   })
 }
 
@@ -378,7 +379,7 @@ const keyCount = (keys: string) =>
 const presentCount = (fields: readonly Field[], node: JsonNode) =>
   `(${fields.map((field) => `(${node.member(field.key).value} IS NOT NULL)::INTEGER`).join(' + ')})`
 
-function objectClear(def: Def, node: JsonNode, depth: number): string {
+function objectProof(def: Def, node: JsonNode, depth: number): string {
   const fields = fieldsOf(def)
   // The keys in the schema's order, each once: joined by commas, they match a pattern of the
   // schema's keys in order, each optional (keys are [a-z0-9_]); as many as there are fields
@@ -391,13 +392,13 @@ function objectClear(def: Def, node: JsonNode, depth: number): string {
     `NOT regexp_matches(${node.value}, ':\\s*null')`,
     `regexp_matches(${keys}, ${literal(order)})`,
     `${keyCount(keys)} = ${presentCount(fields, node)}`,
-    fieldsClear(def, (key) => node.member(key), depth),
-    ...objectRules(def).map((order) => orderClear(order, node)),
+    fieldsProof(def, (key) => node.member(key), depth),
+    ...objectRules(def).map((order) => orderProof(order, node)),
   ])
 }
 
-/** A date order of an object whose members are clear ISO dates: JSON strings compare as dates. */
-function orderClear({ from, to }: DateOrder, node: JsonNode): string {
+/** A date order of an object whose members are proven ISO dates: JSON strings compare as dates. */
+function orderProof({ from, to }: DateOrder, node: JsonNode): string {
   const start = node.member(from).value
   const end = node.member(to).value
   return anyOf([`${start} IS NULL`, `${end} IS NULL`, `${end}::VARCHAR >= ${start}::VARCHAR`])
@@ -410,15 +411,15 @@ function objectFails(def: Def, node: JsonNode): string {
   return `(NOT starts_with(${node.value}, '{') OR ${required.map((field) => `${node.member(field.key).value} IS NULL OR `).join('')}${keyCount(node.keys)} > ${presentCount(fields, node)})`
 }
 
-function unionClear(def: Def, node: JsonNode, depth: number): string {
-  // zod returns the first option that parses: an option clears the value only when every
+function unionProof(def: Def, node: JsonNode, depth: number): string {
+  // zod returns the first option that parses: an option proves the value only when every
   // option before it certainly fails (so that its output, and key order, is the one zod gives).
   const options = (def.options ?? []).map((option) => defOf(option))
   if (options.length === 0 || options.some((option) => option.type !== 'object')) throw new Unsupported()
   const alternatives: string[] = []
   for (let index = 0; index < options.length; index++) {
     const before = options.slice(0, index).map((option) => objectFails(option, node))
-    alternatives.push(allOf([...before, objectClear(options[index] as Def, node, depth)]))
+    alternatives.push(allOf([...before, objectProof(options[index] as Def, node, depth)]))
   }
   return anyOf(alternatives)
 }
@@ -431,7 +432,7 @@ function unionClear(def: Def, node: JsonNode, depth: number): string {
  * are matched loosely by the pattern and checked element by element in SQL; strings longer
  * than RE2's repetition limit are bounded by the length of the whole text.
  */
-function patternClear(schema: z.ZodType, text: string, depth: number): string {
+function patternProof(schema: z.ZodType, text: string, depth: number): string {
   const extra: string[] = []
   let longest = Number.POSITIVE_INFINITY
   const orders = new Map<string, DateOrder>()
@@ -441,7 +442,7 @@ function patternClear(schema: z.ZodType, text: string, depth: number): string {
     },
     array: (key, array) => {
       const member = jsonNode(`json_extract(${text}, ${literal(`$.${safeKey(key)}`)})`)
-      extra.push(anyOf([`strpos(${text}, ${literal(`"${key}":`)}) = 0`, arrayClear(array, member, depth)]))
+      extra.push(anyOf([`strpos(${text}, ${literal(`"${key}":`)}) = 0`, arrayProof(array, member, depth)]))
     },
     unbounded: (max) => {
       longest = Math.min(longest, max)
@@ -454,7 +455,7 @@ function patternClear(schema: z.ZodType, text: string, depth: number): string {
   }
   const escapedFields = new Map<number, string[]>()
   const pattern = valuePattern(schema, context)
-  // A date order, on a text the pattern cleared: each date found by its key, `"key":"` (whose
+  // A date order, on a text the pattern proved: each date found by its key, `"key":"` (whose
   // quotes cannot occur inside a string, where they are escaped; the object is flat), and its
   // ten characters compared (strpos, not a pattern: it runs on the rows of several event types).
   // For a union, an option without those keys finds nothing and passes.
@@ -531,7 +532,7 @@ function valuePattern(schema: z.ZodType, context: PatternContext, key?: string):
       if (def.discriminator) throw new Unsupported()
       const options = (def.options ?? []).map((option) => defOf(option))
       if (options.length === 0 || options.some((option) => option.type !== 'object')) throw new Unsupported()
-      // zod takes the first option that parses: a later option may clear a text only if no
+      // zod takes the first option that parses: a later option may prove a text only if no
       // earlier option can parse what it accepts (a required key of the earlier one it cannot
       // hold, or a required key of its own the earlier one does not know).
       options.forEach((option, index) => {
@@ -566,7 +567,7 @@ function stringPattern(def: Def, context: PatternContext, key?: string): string 
   }
   // Counted: characters only, no escapes (a counted group of alternatives makes RE2's automaton
   // too large to keep, ten times slower); a member string with an escape is matched uncounted,
-  // and its length checked apart (patternClear), when the minimum is at most one unit.
+  // and its length checked apart (patternProof), when the minimum is at most one unit.
   if (max <= REPEAT_MAX) {
     const counted = `${PLAIN}{${integer(min)},${integer(max)}}`
     if (key === undefined || min > 1) return `"${counted}"`
@@ -577,7 +578,7 @@ function stringPattern(def: Def, context: PatternContext, key?: string): string 
   return min > 0 ? `"${UNIT}{${integer(min)},}"` : `"${UNIT}*"`
 }
 
-/** Integers only (as numberClear), of a range the pattern spells out digit by digit. */
+/** Integers only (as numberProof), of a range the pattern spells out digit by digit. */
 function numberPattern(def: Def): string {
   // Non-negative ranges below 10^15 only.
   const { from, to } = integerBounds(def)
