@@ -12,12 +12,13 @@ import { exportAllJobs } from '../matching/match-jobs.js'
 import { jobMatchesText } from '../matching/match-output.js'
 import { matchAllEmployees } from '../matching/match-vacancies.js'
 import { VacancyMatchRecord } from '../matching/vacancy-match-schema.js'
-import { checkAsOf, deriveProfiles } from '../profiles/derive.js'
+import { checkAsOf, type DeriveResult, deriveProfiles } from '../profiles/derive.js'
 import { EmployeeMatch, ExternalId } from '../schemas/index.js'
 import { clearRunStatus, type RunStatus, writeRunStatus } from '../store/run-status.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import { AtomicWriteStream, ensureFolder, writeFileAtomic } from '../util/atomic-file.js'
+import { PhaseTimer } from '../util/phase-timer.js'
 import { columnsOf, type TabularFormat, writeTable } from './tabular-output.js'
 import { writeVacancyOutputs } from './vacancy-outputs.js'
 
@@ -90,7 +91,6 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
   if (options.asOf !== undefined) checkAsOf(options.asOf)
   const runId = `run-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`
   const startedAt = new Date()
-  const timings: Record<string, number> = {}
   ensureFolder(options.out, '--out')
   // The run's events are those after the last ones written: by the last finished run, or by a
   // run that wrote its events file into this folder and was stopped before it finished (so that
@@ -107,7 +107,7 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
   const status = new RunStatusFile(tenant.database.path, runId, startedAt)
   const stopWatching = markInterruptedOnSignal(tenant.database, runId, status)
   try {
-    return await runStages(options, runId, startedAt, timings, fromSeq, status)
+    return await runStages(options, runId, startedAt, fromSeq, status)
   } catch (error) {
     await tenant.database
       .run(`UPDATE runs SET finished_at = now(), status = 'failed' WHERE run_id = $1`, [runId])
@@ -186,97 +186,43 @@ function markInterruptedOnSignal(database: TenantDatabase, runId: string, status
   }
 }
 
+/** Runs `work` as the stage `name`: recorded in the status file, the runs table and the timer. */
+type StageRunner = <T>(name: string, work: () => Promise<T>) => Promise<T>
+
+function stageRunner(options: NightlyRunOptions, runId: string, status: RunStatusFile, timer: PhaseTimer) {
+  const runStage: StageRunner = async (name, work) => {
+    status.stage(name)
+    options.onStage?.(name)
+    await options.tenant.database.run('UPDATE runs SET stage = $2 WHERE run_id = $1', [runId, name])
+    return timer.time(name, work)
+  }
+  return runStage
+}
+
 async function runStages(
   options: NightlyRunOptions,
   runId: string,
   startedAt: Date,
-  timings: Record<string, number>,
   fromSeq: number,
   status: RunStatusFile,
 ): Promise<RunManifest> {
   const { tenant } = options
-  const inbox = resolve(options.inbox)
-
-  const stage = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
-    status.stage(name)
-    options.onStage?.(name)
-    await tenant.database.run('UPDATE runs SET stage = $2 WHERE run_id = $1', [runId, name])
-    const started = performance.now()
-    const result = await work()
-    timings[name] = Math.round(performance.now() - started) / 1000
-    return result
-  }
-
-  const ingested: IngestSummary = await stage('ingest', () =>
-    ingestPaths({
-      database: tenant.database,
-      settings: tenant.settings,
-      paths: [options.inbox],
-      rejectsDir: join(options.out, 'rejects'),
-      onFileError: 'skip',
-      skipIngested: true,
-      ...(options.delimiter ? { delimiter: options.delimiter } : {}),
-      ...(options.encoding ? { encoding: options.encoding } : {}),
-      ...(options.onIngestFile ? { onFile: options.onIngestFile } : {}),
-      ...(options.onIngestRows
-        ? { onProgress: (_file: PlannedFile, rows: number) => options.onIngestRows?.(rows) }
-        : {}),
-    }),
-  )
-
+  const timer = new PhaseTimer()
+  const stage = stageRunner(options, runId, status, timer)
+  const ingested = await stage('ingest', () => ingestInbox(options))
   const derived = await stage('derive', () =>
     deriveProfiles({ tenant, ...(options.asOf ? { asOf: options.asOf } : {}) }),
   )
-
   const format = options.format ?? 'json'
-  const jobMatches = await stage('match_jobs', async () => {
-    const { response } = await exportAllJobs(tenant, { filters: [], weights: [] })
-    if (format === 'json')
-      return writeIfChanged(join(options.out, 'matching_employees.json'), jobMatchesText(response, 'json'))
-    const rows = response.records.flatMap((record) =>
-      record.matches.map((match, index) => ({ job_id: record.job_id, rank: index + 1, ...match })),
-    )
-    return writeTable(
-      tenant.database,
-      join(options.out, 'matching_employees'),
-      format,
-      JOB_MATCH_COLUMNS,
-      rows,
-    )
-  })
-
-  const vacancyMatches = await stage('match_vacancies', async () => {
-    if (format === 'json') {
-      const written = await writeVacancyOutputs(tenant, options.out)
-      return { ...written, table: null }
-    }
-    const rows: Record<string, unknown>[] = []
-    const summary = await matchAllEmployees(tenant, {}, {}, (response) => {
-      for (const record of response.records) rows.push({ employee_id: response.employee_id, ...record })
-    })
-    const table = await writeTable(
-      tenant.database,
-      join(options.out, 'matching_vacancies'),
-      format,
-      VACANCY_MATCH_COLUMNS,
-      rows,
-    )
-    return {
-      employees: summary.employees - summary.failed.length,
-      computed: summary.employees,
-      written: 1,
-      failed: summary.failed,
-      files: {},
-      table,
-    }
-  })
-
+  const jobMatches = await stage('match_jobs', () => writeJobMatches(tenant, options.out, format))
+  const vacancyMatches = await stage('match_vacancies', () =>
+    writeVacancyMatches(tenant, options.out, format),
+  )
   const orgStructure = await stage('org_export', async () => {
     const path = join(options.out, 'org_structure.json')
     const exported = await exportOrganisation(tenant, { include: [LOW_DATA_INCLUDE] })
     return writeIfChanged(path, `${orgExportJson(exported)}\n`)
   })
-
   const events = await stage('events', () =>
     writeRunEvents(tenant.database, fromSeq, join(options.out, 'events', `${runId}.ndjson`), (upTo) =>
       // Recorded before the file is written: a later run skips these events when it finds the file.
@@ -289,12 +235,100 @@ async function runStages(
   const outputs = [jobMatches, vacancyMatches.table, orgStructure, events.path].filter(
     (path): path is string => path !== null,
   )
+  const manifest = runManifest(options, runId, startedAt, {
+    ingested,
+    derived,
+    outputs,
+    events: events.count,
+    vacancyMatches,
+    format,
+    timings: timer.phases,
+  })
+  await recordFinishedRun(tenant.database, options.out, manifest, events.lastSeq ?? fromSeq)
+  return manifest
+}
 
-  const manifestFile = `manifest-${runId}.json`
-  const manifest: RunManifest = {
+/** The inbox read into the tenant (files already read are skipped; a bad file is skipped, not fatal). */
+function ingestInbox(options: NightlyRunOptions): Promise<IngestSummary> {
+  return ingestPaths({
+    database: options.tenant.database,
+    settings: options.tenant.settings,
+    paths: [options.inbox],
+    rejectsDir: join(options.out, 'rejects'),
+    onFileError: 'skip',
+    skipIngested: true,
+    ...(options.delimiter ? { delimiter: options.delimiter } : {}),
+    ...(options.encoding ? { encoding: options.encoding } : {}),
+    ...(options.onIngestFile ? { onFile: options.onIngestFile } : {}),
+    ...(options.onIngestRows
+      ? { onProgress: (_file: PlannedFile, rows: number) => options.onIngestRows?.(rows) }
+      : {}),
+  })
+}
+
+type OutputFormat = NonNullable<NightlyRunOptions['format']>
+
+/** Every job's matching employees (4.10): one JSON file, or one table with each match's rank. */
+async function writeJobMatches(tenant: OpenTenant, out: string, format: OutputFormat): Promise<string> {
+  const { response } = await exportAllJobs(tenant, { filters: [], weights: [] })
+  if (format === 'json')
+    return writeIfChanged(join(out, 'matching_employees.json'), jobMatchesText(response, 'json'))
+  const rows = response.records.flatMap((record) =>
+    record.matches.map((match, index) => ({ job_id: record.job_id, rank: index + 1, ...match })),
+  )
+  return writeTable(tenant.database, join(out, 'matching_employees'), format, JOB_MATCH_COLUMNS, rows)
+}
+
+/** Every employee's matching vacancies (4.11): one JSON file each, or one table. */
+async function writeVacancyMatches(tenant: OpenTenant, out: string, format: OutputFormat) {
+  if (format === 'json') {
+    const written = await writeVacancyOutputs(tenant, out)
+    return { ...written, table: null }
+  }
+  const rows: Record<string, unknown>[] = []
+  const summary = await matchAllEmployees(tenant, {}, {}, (response) => {
+    for (const record of response.records) rows.push({ employee_id: response.employee_id, ...record })
+  })
+  const table = await writeTable(
+    tenant.database,
+    join(out, 'matching_vacancies'),
+    format,
+    VACANCY_MATCH_COLUMNS,
+    rows,
+  )
+  return {
+    employees: summary.employees - summary.failed.length,
+    computed: summary.employees,
+    written: 1,
+    failed: summary.failed,
+    files: {},
+    table,
+  }
+}
+
+/** What the stages of a run produced, for its manifest. */
+interface RunResults {
+  ingested: IngestSummary
+  derived: DeriveResult
+  outputs: string[]
+  events: number
+  vacancyMatches: Awaited<ReturnType<typeof writeVacancyMatches>>
+  format: OutputFormat
+  timings: Record<string, number>
+}
+
+function runManifest(
+  options: NightlyRunOptions,
+  runId: string,
+  startedAt: Date,
+  results: RunResults,
+): RunManifest {
+  const inbox = resolve(options.inbox)
+  const { ingested, derived, vacancyMatches } = results
+  return {
     run_id: runId,
-    manifest_file: manifestFile,
-    tenant: tenant.settings.name,
+    manifest_file: `manifest-${runId}.json`,
+    tenant: options.tenant.settings.name,
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
     inbox,
@@ -315,7 +349,7 @@ async function runStages(
       reason: rejected.reason,
     })),
     rejected_rows: ingested.rows_rejected,
-    outputs: outputs.map((path) => ({
+    outputs: results.outputs.map((path) => ({
       file: relative(options.out, path),
       sha256: sha256(readFileSync(path)),
     })),
@@ -324,37 +358,47 @@ async function runStages(
       recomputed: vendor.recomputed,
       changed: vendor.changed,
     })),
-    events: events.count,
+    events: results.events,
     vacancy_matches: {
-      folder: format === 'json' ? 'matching_vacancies' : null,
+      folder: results.format === 'json' ? 'matching_vacancies' : null,
       employees: vacancyMatches.employees,
       computed: vacancyMatches.computed,
       written: vacancyMatches.written,
       skipped: vacancyMatches.failed,
       files: vacancyMatches.files,
     },
-    timings,
+    timings: results.timings,
   }
-  // Each run keeps its own manifest; manifest.json is the latest one (written last: a run
-  // stopped in between leaves the previous latest in place).
+}
+
+/**
+ * Writes the run's manifest and marks the run finished. Each run keeps its own manifest;
+ * manifest.json is the latest one (written last: a run stopped in between leaves the previous
+ * latest in place).
+ */
+async function recordFinishedRun(
+  database: TenantDatabase,
+  out: string,
+  manifest: RunManifest,
+  outboxSeqEnd: number,
+): Promise<void> {
   const manifestText = `${JSON.stringify(manifest, null, 2)}\n`
-  writeFileAtomic(join(options.out, manifestFile), manifestText)
-  writeFileAtomic(join(options.out, 'manifest.json'), manifestText)
-  await tenant.database.run(
+  writeFileAtomic(join(out, manifest.manifest_file), manifestText)
+  writeFileAtomic(join(out, 'manifest.json'), manifestText)
+  await database.run(
     `UPDATE runs SET finished_at = now(), status = $2, stage = NULL, summary = $3 WHERE run_id = $1`,
     [
-      runId,
+      manifest.run_id,
       manifest.rejected_rows > 0 || manifest.rejected_inputs.length > 0
         ? 'finished_with_rejects'
         : 'finished',
       JSON.stringify({
         rejected_rows: manifest.rejected_rows,
-        timings,
-        outbox_seq_end: events.lastSeq ?? fromSeq,
+        timings: manifest.timings,
+        outbox_seq_end: outboxSeqEnd,
       }),
     ],
   )
-  return manifest
 }
 
 /**

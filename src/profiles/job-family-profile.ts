@@ -64,18 +64,7 @@ export async function readJobFamilyProfile(
   familyId: string,
   input: JobFamilyProfileQuery,
 ): Promise<JobFamilyProfileList | JobFamilyProfileHierarchy> {
-  const parsed = JobFamilyProfileQuery.safeParse(input)
-  if (!parsed.success) {
-    throw errors.unprocessable(
-      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`),
-    )
-  }
-  const query = parsed.data
-  if (query.external_vendor !== undefined && query.include.includes('skill_validation_state')) {
-    throw errors.unprocessable(
-      'include=skill_validation_state does not work together with external_vendor; drop one of them',
-    )
-  }
+  const query = checkQuery(input)
   const vendor = requireVendor(tenant, query.external_vendor ?? 'vendor_default')
   const language: VocabLanguage = await resolveVocabLanguage(tenant, vendor, query.vocab_language)
   const database = tenant.database
@@ -106,7 +95,7 @@ export async function readJobFamilyProfile(
     ).map((row) => [row.external_id, row.domain_name]),
   )
   const names = await SkillNames.load(database, vendor)
-  const domainOf = (row: Row) => {
+  const domainOf = (row: Row): Domain => {
     const id =
       query.domain_namespace === 'vendor_default'
         ? row.default_domain_id
@@ -115,39 +104,81 @@ export async function readJobFamilyProfile(
           : (row.custom_domain_id ?? row.default_domain_id)
     return { id, name: id ? (domains.get(id) ?? null) : null }
   }
-  const entries = rows.map((row) => {
-    const validated = row.validation_state === 'validated'
-    const entry: JobFamilySkillEntry = {
-      skill: names.name(row.skill_id, language) ?? row.skill_id,
-      skill_id: row.skill_id,
-      skill_types: row.skill_type ? [{ skill_type: row.skill_type }] : [],
-      domain_name: domainOf(row).name,
-      validation_state: row.validation_state,
-      source_data: (JSON.parse(row.evidence) as { external_id: string; event_type: string }[]).map(
-        (item) => ({
-          external_id: item.external_id,
-          source_data_type:
-            item.event_type === 'job_profile_data' ? 'job_profile_data' : 'job_family_profile_data',
-        }),
-      ),
-    }
-    if (query.include.includes('proficiency_level')) {
-      entry.governed_proficiency_level = validated ? row.governed_proficiency_level : null
-      entry.inferred_proficiency_level = validated ? null : row.proficiency_level
-    }
-    if (query.include.includes('proficiency_float')) {
-      entry.governed_proficiency_float = validated ? row.proficiency_float : null
-      entry.inferred_proficiency_float = validated ? null : row.proficiency_float
-    }
-    if (query.include.includes('critical')) {
-      entry.governed_critical = validated ? row.governed_critical : null
-      entry.inferred_critical = validated ? null : row.inferred_critical
-    }
-    if (query.include.includes('properties'))
-      entry.properties = row.custom_properties ? JSON.parse(row.custom_properties) : {}
-    return { row, entry }
-  })
+  const entries = rows.map((row) => ({
+    row,
+    entry: skillEntry(row, query, names.name(row.skill_id, language) ?? row.skill_id, domainOf(row).name),
+  }))
   if (query.format === 'list') return { external_id: familyId, skills: entries.map((item) => item.entry) }
+  return hierarchyOf(familyId, entries, domainOf)
+}
+
+type CheckedQuery = z.output<typeof JobFamilyProfileQuery>
+
+/** The query checked (422 naming the parameter); `skill_validation_state` with `external_vendor` is refused. */
+function checkQuery(input: JobFamilyProfileQuery): CheckedQuery {
+  const parsed = JobFamilyProfileQuery.safeParse(input)
+  if (!parsed.success) {
+    throw errors.unprocessable(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`),
+    )
+  }
+  const query = parsed.data
+  if (query.external_vendor !== undefined && query.include.includes('skill_validation_state')) {
+    throw errors.unprocessable(
+      'include=skill_validation_state does not work together with external_vendor; drop one of them',
+    )
+  }
+  return query
+}
+
+interface Domain {
+  id: string | null
+  name: string | null
+}
+
+/** One skill of the family's profile as 2.11 lists it, with the fields `include` asks for. */
+function skillEntry(
+  row: Row,
+  query: CheckedQuery,
+  skill: string,
+  domainName: string | null,
+): JobFamilySkillEntry {
+  const validated = row.validation_state === 'validated'
+  const entry: JobFamilySkillEntry = {
+    skill,
+    skill_id: row.skill_id,
+    skill_types: row.skill_type ? [{ skill_type: row.skill_type }] : [],
+    domain_name: domainName,
+    validation_state: row.validation_state,
+    source_data: (JSON.parse(row.evidence) as { external_id: string; event_type: string }[]).map((item) => ({
+      external_id: item.external_id,
+      source_data_type:
+        item.event_type === 'job_profile_data' ? 'job_profile_data' : 'job_family_profile_data',
+    })),
+  }
+  if (query.include.includes('proficiency_level')) {
+    entry.governed_proficiency_level = validated ? row.governed_proficiency_level : null
+    entry.inferred_proficiency_level = validated ? null : row.proficiency_level
+  }
+  if (query.include.includes('proficiency_float')) {
+    entry.governed_proficiency_float = validated ? row.proficiency_float : null
+    entry.inferred_proficiency_float = validated ? null : row.proficiency_float
+  }
+  if (query.include.includes('critical')) {
+    entry.governed_critical = validated ? row.governed_critical : null
+    entry.inferred_critical = validated ? null : row.inferred_critical
+  }
+  if (query.include.includes('properties'))
+    entry.properties = row.custom_properties ? JSON.parse(row.custom_properties) : {}
+  return entry
+}
+
+/** The entries grouped by domain, subdomain and skill cluster, each group in the order its first skill comes. */
+function hierarchyOf(
+  familyId: string,
+  entries: readonly { row: Row; entry: JobFamilySkillEntry }[],
+  domainOf: (row: Row) => Domain,
+): JobFamilyProfileHierarchy {
   const hierarchy: JobFamilyProfileHierarchy = { external_id: familyId, domains: [] }
   const find = <T>(list: T[], match: (item: T) => boolean, create: () => T) => {
     const known = list.find(match)

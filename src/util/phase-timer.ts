@@ -13,7 +13,9 @@ export class PhaseTimer {
   lap(name: string, seconds?: number, into: Record<string, number>[] = []): number {
     const now = performance.now()
     const spent = seconds ?? Math.round(now - this.mark) / 1000
-    for (const record of [this.phases, ...into]) record[name] = (record[name] ?? 0) + spent
+    // The sum is rounded again: added milliseconds stay milliseconds (no 0.30000000000000004).
+    for (const record of [this.phases, ...into])
+      record[name] = Math.round(((record[name] ?? 0) + spent) * 1000) / 1000
     if (seconds === undefined) this.mark = now
     return spent
   }
