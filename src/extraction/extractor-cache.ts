@@ -41,7 +41,7 @@ export async function extractorFor(database: TenantDatabase, vendor: string): Pr
   return extractor
 }
 
-/** New stems that make `keepStems` write: this many at least, and a twentieth of those known. */
+/** New stems that make `saveStems` write: this many at least, and a twentieth of those known. */
 const MIN_NEW_STEMS_TO_SAVE = 200
 
 /**
@@ -53,7 +53,7 @@ const MIN_NEW_STEMS_TO_SAVE = 200
  * twentieth of those known (and at least 200): the server's background derivations, each with a
  * few new words, rewrite the file rarely, and a run with fewer new words leaves them unkept.
  */
-export function keepStems(database: TenantDatabase, vendor: string, extractor: SkillExtractor): void {
+export function saveStems(database: TenantDatabase, vendor: string, extractor: SkillExtractor): void {
   const stems = extractor.stems
   if (stems.unsaved < Math.max(MIN_NEW_STEMS_TO_SAVE, stems.size / 20)) return
   const saved = writeCacheFile(

@@ -46,7 +46,7 @@ export interface DeriveWorkerStats {
 export interface DeriveWorkerResult {
   id: number
   rows: ProfileRows
-  /** Stems computed for this batch, for the calling thread to keep (see `keepStems`). */
+  /** Stems computed for this batch, for the calling thread to save (see `saveStems`). */
   stems: StemPairs
   stats: DeriveWorkerStats
 }

@@ -1,5 +1,5 @@
 import { errors } from '../errors/skillhouse-error.js'
-import { extractorFor, keepStems, vocabularySignature } from '../extraction/extractor-cache.js'
+import { extractorFor, saveStems, vocabularySignature } from '../extraction/extractor-cache.js'
 import { JobTitleIndex, type TitledJob } from '../extraction/job-titles.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
 import { IsoDate } from '../schemas/index.js'
@@ -199,7 +199,7 @@ async function deriveVendor(
     writer,
     (done) => run.onProgress?.('employees', done, employees.length),
   )
-  keepStems(database, vendor, extractor)
+  saveStems(database, vendor, extractor)
   lap('employees')
   const committed = await writer.commit(run.tenant.baseUrl, run.tenant.settings.name)
   lap('store')

@@ -219,8 +219,8 @@ describe('review findings: the HTTP server', () => {
     expect(descriptions(answer).join(' | ')).toContain('end_date')
   })
 
-  // Robustness. A page of skills was read one skill at a time (listLevel in
-  // src/taxonomy/taxonomy-operations.ts): a page of 1,000 took about 4 s, holding the tenant's
+  // Robustness. A page of skills was read one skill at a time (the list of
+  // src/taxonomy/taxonomy-lists.ts): a page of 1,000 took about 4 s, holding the tenant's
   // writes meanwhile. It is now three reads; each record must still be what its GET answers.
   it('answers a page of skills with each skill as its GET answers it', async () => {
     const page = await send('GET', '/taxonomy/skills?limit=1000&vocab_language=fr&include=custom_properties')
