@@ -8,8 +8,9 @@ import {
   JobChangePreviewRequest,
   type VocabLanguage,
 } from '../schemas/index.js'
+import { timestampValue } from '../store/sql-values.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
-import { describeIssues, isoTime, type TaxonomyTenant, timestampValue } from '../taxonomy/taxonomy-tenant.js'
+import { describeIssues, isoTime, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import {
   type DescriptionInputs,
   type DescriptionJob,

@@ -11,8 +11,6 @@ import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
 import { gapCandidatesOf, gapIndex } from './gap-index.js'
 import { type GapCandidate, gapSkills } from './gap-rule.js'
 
-export { type GapCandidate, type GapReason, gapSkills, meetsLevel } from './gap-rule.js'
-
 /** Query of `GET /employees/{e}/vacancies/{v}/gap` (4.5); names as in docs/api.md. */
 export interface SkillGapOptions {
   vocab_language?: string | null | undefined

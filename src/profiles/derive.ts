@@ -35,7 +35,6 @@ import { StoredProfiles } from './stored-profiles.js'
 import { listOf } from './varchar-list.js'
 
 export type { DeriveState } from './derive-state.js'
-export { readState } from './derive-state.js'
 export type { WorkerReport } from './derive-worker-pool.js'
 
 export interface DeriveOptions {

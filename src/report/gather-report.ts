@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { exportOrganisation, LOW_DATA_INCLUDE } from '../analytics/org-export.js'
-import { readState } from '../profiles/derive.js'
+import { readState } from '../profiles/derive-state.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'

@@ -1,4 +1,4 @@
-import { meetsLevel } from '../analytics/skill-gap.js'
+import { meetsLevel } from '../analytics/gap-rule.js'
 import type { ExternalVendor } from '../schemas/index.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 

@@ -10,6 +10,7 @@ import {
   type VocabLanguage,
   type VocabularyDomainFile,
 } from '../schemas/index.js'
+import { timestampValue } from '../store/sql-values.js'
 import {
   deleteLevelRows,
   type LevelTable,
@@ -24,7 +25,7 @@ import {
 } from '../store/taxonomy/skill-tables.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { NO_SKILL_CHANGES, recordTaxonomyChange } from './taxonomy-changes.js'
-import { type EventContext, eventContextFromDatabase, timestampValue } from './taxonomy-tenant.js'
+import { type EventContext, eventContextFromDatabase } from './taxonomy-tenant.js'
 
 /** A skill as a vocabulary holds it, whatever format it was read from. */
 export interface VocabularyEntrySkill {

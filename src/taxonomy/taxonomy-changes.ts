@@ -10,8 +10,9 @@ import {
   TaxonomyChangesRequest,
   type TaxonomyOperationType,
 } from '../schemas/index.js'
+import { timestampValue } from '../store/sql-values.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import { type EventContext, isoTime, parseRequestBody, timestampValue } from './taxonomy-tenant.js'
+import { type EventContext, isoTime, parseRequestBody } from './taxonomy-tenant.js'
 
 /** CloudEvent types of section 6.2 that the taxonomy sends. */
 export const TAXONOMY_EVENT_TYPES = {

@@ -2,7 +2,6 @@ import type { z } from 'zod'
 import { classifyIssues } from '../entities/input-issues.js'
 import { errors } from '../errors/skillhouse-error.js'
 import { type ExternalVendor, type TenantSettings, VENDORS } from '../schemas/index.js'
-import { timestampValue } from '../store/sql-values.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { MALFORMED_TEXT, malformedText } from '../util/malformed-text.js'
 
@@ -131,7 +130,6 @@ export const activateWithTenantUpdate = (tenant: TaxonomyTenant) => (vendor: Ext
   `activate it with \`skillhouse tenant update ${tenant.settings.name} --vendor ${vendor}\``
 
 /** A JS time as a DuckDB TIMESTAMP parameter; the store's, for the taxonomy's callers. */
-export { timestampValue }
 
 /** A TIMESTAMP read back from DuckDB as an ISO 8601 UTC string. */
 export function isoTime(value: unknown): string {

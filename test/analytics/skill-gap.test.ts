@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { gapSkills, skillGap } from '../../src/analytics/skill-gap.js'
+import { gapSkills } from '../../src/analytics/gap-rule.js'
+import { skillGap } from '../../src/analytics/skill-gap.js'
 import { SkillGapResponse } from '../../src/schemas/index.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
 import { tempDir } from '../helpers/temp-tenant.js'
