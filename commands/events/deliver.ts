@@ -7,6 +7,7 @@ import {
   deliverUntilIdle,
   serialAccess,
 } from '../../src/events/webhook-delivery.js'
+import { webhookSender } from '../../src/events/webhook-sender.js'
 import { DEFAULT_RETRY_WINDOW_MS, MAX_RETRY_WINDOW_MS } from '../../src/schemas/index.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
@@ -56,9 +57,10 @@ export default class EventsDeliver extends SkillhouseCommand {
       backoffCapMs: flags['backoff-cap'],
       timeoutMs: flags.timeout,
     })
+    const sender = webhookSender()
     const run = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      (flags['until-idle'] ? deliverUntilIdle : deliverDue)(serialAccess(tenant), { settings }),
-    )
+      (flags['until-idle'] ? deliverUntilIdle : deliverDue)(serialAccess(tenant), { settings, sender }),
+    ).finally(() => sender.close())
     if (run.subscriptions === 0) {
       this.log('No webhook subscriptions: add one with `skillhouse webhook add URL`.')
       return run

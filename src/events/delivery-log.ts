@@ -109,6 +109,8 @@ export interface LaneWork {
   url: string
   policy: WebhookDeliverySettings
   deliveries: DueDelivery[]
+  /** The subscription waited for a retry of its consumer: its next acknowledgement ends the wait. */
+  waited: boolean
 }
 
 /**
@@ -129,19 +131,23 @@ export async function laneWork(
   )
   if (subscription?.status !== 'active') return null
   if (subscription.retry_at && subscription.retry_at.getTime() > now.getTime()) return null
+  // The due deliveries first, then their events: joined the other way round, every pending
+  // event's data is read before the first `limit` are kept.
   const rows = await database.all<OutboxRow & { outbox_seq: number; attempts: number; queued_at: Date }>(
     `SELECT d.outbox_seq, d.attempts, d.queued_at, o.id, o.type, o.source, o.subject, o.time,
             o.data::VARCHAR AS data
-       FROM webhook_deliveries d
+       FROM (SELECT outbox_seq, attempts, queued_at FROM webhook_deliveries
+              WHERE subscription_id = $1 AND state = 'pending' AND next_attempt_at <= $2
+              ORDER BY outbox_seq
+              LIMIT $3) d
        JOIN outbox o ON o.seq = d.outbox_seq
-      WHERE d.subscription_id = $1 AND d.state = 'pending' AND d.next_attempt_at <= $2
-      ORDER BY d.outbox_seq
-      LIMIT $3`,
+      ORDER BY d.outbox_seq`,
     [subscriptionId, stamp(now), limit],
   )
   return {
     url: subscription.url,
     policy: effectivePolicy(server, subscription),
+    waited: subscription.retry_at !== null,
     deliveries: rows.map((row) => ({
       seq: Number(row.outbox_seq),
       attempts: Number(row.attempts),
@@ -154,7 +160,16 @@ export async function laneWork(
 
 /** The outcome of one attempt, to record. */
 export type AttemptRecord =
-  | { kind: 'delivered'; subscriptionId: string; seq: number; attempts: number; status: number; at: Date }
+  | {
+      kind: 'delivered'
+      subscriptionId: string
+      seq: number
+      attempts: number
+      status: number
+      at: Date
+      /** The subscription waited for its consumer: this acknowledgement ends the wait. */
+      endsWait: boolean
+    }
   | {
       kind: 'failed'
       subscriptionId: string
@@ -195,7 +210,7 @@ export async function writeAttempts(
       const outcome = subscriptions.get(record.subscriptionId) ?? {}
       subscriptions.set(record.subscriptionId, outcome)
       if (record.kind === 'delivered') {
-        outcome.retryAt = null
+        if (record.endsWait) outcome.retryAt = null
         continue
       }
       await markFailed(database, record)
@@ -206,7 +221,12 @@ export async function writeAttempts(
         diedWith[index] = await expireQueuedBehind(database, record, record.expireQueuedBefore)
       }
     }
-    for (const [id, outcome] of subscriptions) await recordSubscriptionOutcome(database, id, outcome)
+    const acknowledged: string[] = []
+    for (const [id, outcome] of subscriptions) {
+      if (outcome.error) await recordSubscriptionOutcome(database, id, outcome)
+      else if (outcome.retryAt === null) acknowledged.push(id)
+    }
+    await clearRetries(database, acknowledged)
   })
   return diedWith
 }
@@ -279,6 +299,20 @@ async function expireQueuedBehind(
     [record.subscriptionId, record.seq, stamp(queuedBefore), stamp(record.at), record.error],
   )
   return died.length
+}
+
+/**
+ * Subscriptions that waited for their consumer and whose consumer acknowledged an attempt wait no
+ * more: one statement for all of them (a commit of a fast consumer's acknowledgements has nothing
+ * to change on its subscription, and makes no statement).
+ */
+async function clearRetries(database: TenantDatabase, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return
+  await database.run(
+    `UPDATE webhook_subscriptions SET retry_at = NULL
+      WHERE retry_at IS NOT NULL AND id IN (SELECT unnest($1::VARCHAR[]))`,
+    [listValue([...ids])],
+  )
 }
 
 /** Records on a subscription its last error and whether it waits for its consumer (`retry_at`). */

@@ -9,7 +9,8 @@ import {
   writeAttempts,
 } from './delivery-log.js'
 import { afterFailure, deliverySettings } from './retry-policy.js'
-import { postCloudEvent } from './webhook-post.js'
+import { type PreparedEvent, prepareCloudEvent } from './webhook-post.js'
+import { sameThreadSender, type WebhookSender, webhookSender } from './webhook-sender.js'
 
 /**
  * At-least-once delivery of the outbox's CloudEvents to webhook subscriptions. Each active
@@ -41,6 +42,8 @@ export interface DeliveryDependencies {
   now?: () => Date
   /** A number in [0, 1]: the jitter of the backoff. */
   random?: () => number
+  /** Who sends the requests; by default this thread. */
+  sender?: WebhookSender
 }
 
 export interface DeliveryOptions extends DeliveryDependencies {
@@ -76,7 +79,13 @@ export interface LaneCounts {
 }
 
 /** Due events a lane reads at once. */
-const LANE_BATCH = 200
+const LANE_BATCH = 500
+
+/**
+ * Serialised events kept for the other lanes of the tenant: subscriptions that follow the same
+ * outbox send the same events at about the same time, and serialise each once.
+ */
+const PREPARED_KEPT = 4 * LANE_BATCH
 
 /**
  * Acknowledged events a lane sends before it waits for their record: the most events of one
@@ -151,10 +160,13 @@ export class TenantDelivery {
   /** Subscriptions a look found due while their lane ran: the lane reads once more before it ends. */
   private readonly more = new Set<string>()
   private readonly log: AttemptLog
+  /** Events serialised lately, by outbox sequence number, oldest first. */
+  private readonly prepared = new Map<number, PreparedEvent>()
   private readonly settings: WebhookDeliverySettings
   private readonly now: () => Date
   private readonly random: () => number
   private readonly stop: () => boolean
+  private readonly sender: WebhookSender
 
   constructor(
     private readonly access: TenantAccess,
@@ -165,6 +177,7 @@ export class TenantDelivery {
     this.now = options.now ?? (() => new Date())
     this.random = options.random ?? Math.random
     this.stop = options.shouldStop ?? (() => false)
+    this.sender = options.sender ?? sameThreadSender
   }
 
   /**
@@ -208,6 +221,18 @@ export class TenantDelivery {
     this.lanes.set(id, lane)
   }
 
+  /** The outbox event `seq` serialised, once for every lane that sends it lately. */
+  private prepare(seq: number, event: Record<string, unknown>): PreparedEvent {
+    let prepared = this.prepared.get(seq)
+    if (!prepared) {
+      prepared = prepareCloudEvent(event)
+      this.prepared.set(seq, prepared)
+      if (this.prepared.size > PREPARED_KEPT)
+        this.prepared.delete(this.prepared.keys().next().value as number)
+    }
+    return prepared
+  }
+
   private count(counts: LaneCounts, key: keyof LaneCounts): void {
     counts[key]++
     this.counts[key]++
@@ -226,9 +251,10 @@ export class TenantDelivery {
       }
       let recorded: Promise<number> = Promise.resolve(0)
       let unrecorded = 0
+      let waited = work.waited
       for (const delivery of work.deliveries) {
         if (this.stop()) break
-        const outcome = await postCloudEvent(work.url, delivery.event, {
+        const outcome = await this.sender.post(work.url, this.prepare(delivery.seq, delivery.event), {
           timeoutMs: work.policy.timeoutMs,
         })
         const at = this.now()
@@ -243,7 +269,9 @@ export class TenantDelivery {
             attempts,
             status: outcome.status as number,
             at,
+            endsWait: waited,
           })
+          waited = false
           // Awaited below; a failed commit must not count as an unhandled rejection meanwhile.
           recorded.catch(() => undefined)
           if (++unrecorded >= UNRECORDED_LIMIT) {
@@ -396,8 +424,12 @@ export class WebhookDeliveryLoop {
   /** Tenants whose look at startup failed (held by another process): tried again at each tick. */
   private readonly unchecked = new Set<string>()
   private stopped = false
+  /** The requests of every tenant's lanes go through one sender: a thread of their own. */
+  private readonly sender: WebhookSender
 
-  constructor(private readonly options: DeliveryLoopOptions) {}
+  constructor(private readonly options: DeliveryLoopOptions) {
+    this.sender = options.sender ?? webhookSender()
+  }
 
   /** Starts the periodic look at every open tenant, and looks at every tenant of `startup`. */
   start(): void {
@@ -443,6 +475,7 @@ export class WebhookDeliveryLoop {
     this.again.clear()
     await Promise.all([...this.scanning.values()])
     await Promise.all([...this.deliveries.values()].map((delivery) => delivery.idle()))
+    if (!this.options.sender) await this.sender.close()
   }
 
   private async check(tenant: string): Promise<void> {
@@ -466,6 +499,7 @@ export class WebhookDeliveryLoop {
         ...(this.options.settings ? { settings: this.options.settings } : {}),
         ...(this.options.now ? { now: this.options.now } : {}),
         ...(this.options.random ? { random: this.options.random } : {}),
+        sender: this.sender,
         shouldStop: () => this.stopped,
         wake: (at) => this.wake(tenant, at),
         laneDone: (subscription, run) => log?.({ msg: 'webhook delivery', tenant, subscription, run }),

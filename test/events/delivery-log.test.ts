@@ -48,7 +48,7 @@ describe('the delivery log records a batch of attempts', () => {
     const { id, seqs } = await subscribed(4, queuedAt)
     const [first, second, third, fourth] = seqs as [number, number, number, number]
     const died = await writeAttempts(tenant.database, [
-      { kind: 'delivered', subscriptionId: id, seq: first, attempts: 1, status: 204, at },
+      { kind: 'delivered', subscriptionId: id, seq: first, attempts: 1, status: 204, at, endsWait: false },
       {
         kind: 'failed',
         subscriptionId: id,
@@ -108,6 +108,7 @@ describe('the delivery log records a batch of attempts', () => {
         attempts: 1,
         status: 200,
         at,
+        endsWait: true,
       },
     ])
     expect(died).toEqual([0, 0, 0])
@@ -122,6 +123,21 @@ describe('the delivery log records a batch of attempts', () => {
       next_attempt_at: at.toISOString(),
     })
     expect((await getSubscription(tenant.database, recovered.id)).last_error).toBe('no answer: ECONNREFUSED')
+
+    // Once the waiting subscription's consumer acknowledges its retry, it waits no more.
+    await writeAttempts(tenant.database, [
+      {
+        kind: 'delivered',
+        subscriptionId: waiting.id,
+        seq: waiting.seqs[0] as number,
+        attempts: 2,
+        status: 204,
+        at: retryAt,
+        endsWait: true,
+      },
+    ])
+    expect((await deliveries(waiting.id))[1]?.next_attempt_at).toBe(at.toISOString())
+    expect((await getSubscription(tenant.database, waiting.id)).next_attempt_at).toBe(at.toISOString())
   })
 
   it('writes nothing for an empty batch', async () => {
