@@ -2,14 +2,16 @@ import type { WebhookDeliverySettings } from '../schemas/webhooks.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import {
   type AttemptRecord,
+  type DueDelivery,
   deliveryBacklog,
   enqueueNewEvents,
+  type LaneWork,
   laneWork,
   waitingSubscriptions,
   writeAttempts,
 } from './delivery-log.js'
 import { afterFailure, deliverySettings } from './retry-policy.js'
-import { type PreparedEvent, prepareCloudEvent } from './webhook-post.js'
+import { type PostOutcome, type PreparedEvent, prepareCloudEvent } from './webhook-post.js'
 import { sameThreadSender, type WebhookSender, webhookSender } from './webhook-sender.js'
 
 /**
@@ -87,11 +89,14 @@ const LANE_BATCH = 500
  */
 const PREPARED_KEPT = 4 * LANE_BATCH
 
+/** Events a lane hands its sender at once: sent one after the other, recorded together. */
+const RUN = 50
+
 /**
- * Acknowledged events a lane sends before it waits for their record: the most events of one
- * subscription that a crash can make go twice (with the one whose request is in flight).
+ * Events a lane may have sent and not recorded (two runs): the most events of one subscription
+ * that a crash can make go twice (with the one whose request is in flight).
  */
-export const UNRECORDED_LIMIT = 50
+export const UNRECORDED_LIMIT = 2 * RUN
 
 /**
  * Records attempts as they come, in the order they come, each commit taking every attempt
@@ -177,7 +182,7 @@ export class TenantDelivery {
     this.now = options.now ?? (() => new Date())
     this.random = options.random ?? Math.random
     this.stop = options.shouldStop ?? (() => false)
-    this.sender = options.sender ?? sameThreadSender
+    this.sender = options.sender ?? sameThreadSender()
   }
 
   /**
@@ -249,71 +254,100 @@ export class TenantDelivery {
         if (work && this.more.has(id)) continue
         return
       }
-      let recorded: Promise<number> = Promise.resolve(0)
-      let unrecorded = 0
-      let waited = work.waited
-      for (const delivery of work.deliveries) {
-        if (this.stop()) break
-        const outcome = await this.sender.post(work.url, this.prepare(delivery.seq, delivery.event), {
-          timeoutMs: work.policy.timeoutMs,
-        })
-        const at = this.now()
-        const attempts = delivery.attempts + 1
-        this.count(counts, 'attempts')
-        if (outcome.ok) {
-          this.count(counts, 'delivered')
-          recorded = this.log.add({
-            kind: 'delivered',
-            subscriptionId: id,
-            seq: delivery.seq,
-            attempts,
-            status: outcome.status as number,
-            at,
-            endsWait: waited,
-          })
-          waited = false
-          // Awaited below; a failed commit must not count as an unhandled rejection meanwhile.
-          recorded.catch(() => undefined)
-          if (++unrecorded >= UNRECORDED_LIMIT) {
-            await recorded
-            unrecorded = 0
-          }
-          continue
-        }
-        const next = afterFailure(
-          { queuedAt: delivery.queuedAt, failed: attempts, now: at },
-          work.policy,
-          this.random,
+      const lane: LaneState = { id, work, counts, waited: work.waited }
+      let recorded: Promise<unknown> = Promise.resolve()
+      for (let start = 0; start < work.deliveries.length && !this.stop(); start += RUN) {
+        const run = work.deliveries.slice(start, start + RUN)
+        const outcomes = await this.sender.send(
+          work.url,
+          run.map((delivery) => this.prepare(delivery.seq, delivery.event)),
+          { timeoutMs: work.policy.timeoutMs },
         )
-        this.count(counts, next.dead ? 'dead' : 'failed')
-        recorded = this.log.add({
-          kind: 'failed',
-          subscriptionId: id,
-          seq: delivery.seq,
-          attempts,
-          status: outcome.status,
-          error: outcome.error ?? 'failed',
-          at,
-          retryAt: next.dead ? null : next.retryAt,
-          blocks: outcome.consumerDown && !next.dead,
-          expireQueuedBefore:
-            outcome.consumerDown && next.dead ? new Date(at.getTime() - work.policy.windowMs) : null,
-        })
-        const died = await recorded
-        unrecorded = 0
-        counts.dead += died
-        this.counts.dead += died
-        if (!next.dead) this.options.wake?.(next.retryAt)
-        if (outcome.consumerDown) {
+        // The run before is recorded before this one is: at most two runs are sent and not recorded.
+        await recorded
+        const { last, down } = this.record(lane, run, outcomes)
+        // Awaited at the next run; a failed commit must not count as an unhandled rejection meanwhile.
+        last.catch(() => undefined)
+        recorded = last
+        if (down) {
+          const died = await last
+          counts.dead += died
+          this.counts.dead += died
           // Down: the subscription waits for the retry. Dead: the events behind it whose window
-          // ended too died with it; the next is read again.
-          if (!next.dead) return
+          // ended too died with it; the next are read again.
+          if (!down.dead) return
           break
         }
       }
       await recorded
     }
   }
+
+  /**
+   * Records the outcomes of a run (the events sent, in order) and counts them. Returns the record
+   * of the last one, and whether the run ended at a failure of its consumer (which the lane
+   * stops at, and whether its event died).
+   */
+  private record(
+    lane: LaneState,
+    run: readonly DueDelivery[],
+    outcomes: readonly PostOutcome[],
+  ): { last: Promise<number>; down: { dead: boolean } | undefined } {
+    const at = this.now()
+    let last: Promise<number> = Promise.resolve(0)
+    let down: { dead: boolean } | undefined
+    for (const [index, outcome] of outcomes.entries()) {
+      const delivery = run[index] as DueDelivery
+      const attempts = delivery.attempts + 1
+      this.count(lane.counts, 'attempts')
+      if (outcome.ok) {
+        this.count(lane.counts, 'delivered')
+        last = this.log.add({
+          kind: 'delivered',
+          subscriptionId: lane.id,
+          seq: delivery.seq,
+          attempts,
+          status: outcome.status as number,
+          at,
+          endsWait: lane.waited,
+        })
+        lane.waited = false
+        continue
+      }
+      const policy = lane.work.policy
+      const next = afterFailure(
+        { queuedAt: delivery.queuedAt, failed: attempts, now: at },
+        policy,
+        this.random,
+      )
+      this.count(lane.counts, next.dead ? 'dead' : 'failed')
+      last = this.log.add({
+        kind: 'failed',
+        subscriptionId: lane.id,
+        seq: delivery.seq,
+        attempts,
+        at,
+        status: outcome.status,
+        error: outcome.error ?? 'failed',
+        retryAt: next.dead ? null : next.retryAt,
+        blocks: outcome.consumerDown && !next.dead,
+        expireQueuedBefore:
+          outcome.consumerDown && next.dead ? new Date(at.getTime() - policy.windowMs) : null,
+      })
+      if (!next.dead) this.options.wake?.(next.retryAt)
+      if (outcome.consumerDown) down = { dead: next.dead }
+    }
+    return { last, down }
+  }
+}
+
+/** A lane's run of due events, and what it has counted and still owes its subscription. */
+interface LaneState {
+  id: string
+  work: LaneWork
+  counts: LaneCounts
+  /** The subscription waited for its consumer: the next acknowledgement ends the wait. */
+  waited: boolean
 }
 
 /**
@@ -468,6 +502,7 @@ export class WebhookDeliveryLoop {
    */
   async stop(): Promise<void> {
     this.stopped = true
+    this.sender.stopSending()
     clearInterval(this.timer)
     this.timer = undefined
     for (const wake of this.wakes.values()) clearTimeout(wake.timer)

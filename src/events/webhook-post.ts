@@ -92,6 +92,26 @@ export async function postPrepared(
   }
 }
 
+/**
+ * POSTs events to one consumer one after the other, in order, and stops after the first failure
+ * that concerns the consumer (the events behind it wait for its retry) or when `stopped` says so
+ * (after the request in flight). Returns the outcomes of the events sent, in their order.
+ */
+export async function postInOrder(
+  url: string,
+  events: readonly PreparedEvent[],
+  options: { timeoutMs: number; stopped?: () => boolean },
+): Promise<PostOutcome[]> {
+  const outcomes: PostOutcome[] = []
+  for (const event of events) {
+    if (outcomes.length > 0 && options.stopped?.()) break
+    const outcome = await postPrepared(url, event, options)
+    outcomes.push(outcome)
+    if (!outcome.ok && outcome.consumerDown) break
+  }
+  return outcomes
+}
+
 /** Errors of a connection closed under a request: undici's "other side closed", a reset, a broken pipe. */
 const RESET = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
 

@@ -1,29 +1,31 @@
-import { parentPort } from 'node:worker_threads'
-import { type PostOutcome, postPrepared } from './webhook-post.js'
+import { parentPort, workerData } from 'node:worker_threads'
+import { type PostOutcome, type PreparedEvent, postInOrder } from './webhook-post.js'
 
 /**
- * The thread that sends webhook requests for `ThreadSender`: it takes batches of requests, sends
- * each at once (their lanes keep one in flight each, so nothing here queues), and answers the
- * outcomes that came in the same turn of its event loop in one message.
+ * The thread that sends webhook requests for `ThreadSender`: it takes batches of runs (a lane's
+ * events for one consumer each), sends every run at once, each run's events one after the other
+ * (`postInOrder`), and answers the runs that ended in the same turn of its event loop in one
+ * message.
  */
 
-/** A request to send: a prepared CloudEvent, its URL and its timeout. */
+/** A run to send: prepared CloudEvents for one URL, and the timeout of each request. */
 export interface SenderRequest {
   id: number
   url: string
-  headers: Record<string, string>
-  body: string
+  events: PreparedEvent[]
   timeoutMs: number
 }
 
-/** The outcome of one request. */
+/** The outcomes of one run, in the order of its events (those sent). */
 export interface SenderReply {
   id: number
-  outcome: PostOutcome
+  outcomes: PostOutcome[]
 }
 
 const port = parentPort
 if (port) {
+  const stopFlag = (workerData as { stopFlag: Int32Array }).stopFlag
+  const stopped = () => Atomics.load(stopFlag, 0) === 1
   let replies: SenderReply[] = []
   const answer = (reply: SenderReply) => {
     if (replies.length === 0) {
@@ -37,14 +39,16 @@ if (port) {
   }
   port.on('message', (requests: SenderRequest[]) => {
     for (const request of requests) {
-      postPrepared(request.url, request, { timeoutMs: request.timeoutMs })
-        .catch((error: unknown) => ({
-          ok: false,
-          status: null,
-          error: `not sent: ${error instanceof Error ? error.message : String(error)}`,
-          consumerDown: true,
-        }))
-        .then((outcome) => answer({ id: request.id, outcome }))
+      postInOrder(request.url, request.events, { timeoutMs: request.timeoutMs, stopped })
+        .catch((error: unknown): PostOutcome[] => [
+          {
+            ok: false,
+            status: null,
+            error: `not sent: ${error instanceof Error ? error.message : String(error)}`,
+            consumerDown: true,
+          },
+        ])
+        .then((outcomes) => answer({ id: request.id, outcomes }))
     }
   })
 }

@@ -1,23 +1,34 @@
 import { Worker } from 'node:worker_threads'
-import { type PostOutcome, type PreparedEvent, postPrepared } from './webhook-post.js'
+import { type PostOutcome, type PreparedEvent, postInOrder } from './webhook-post.js'
 import type { SenderReply, SenderRequest } from './webhook-sender-worker.js'
 
 /**
- * Who sends the webhook requests of the delivery lanes. The lanes keep their bookkeeping on the
- * thread that holds the tenant's database; the requests themselves (undici's work for each,
- * and the wait for its answer) can run on a thread of their own, so that many consumers, or a
- * burst of API requests and derivations, do not make each other wait on one event loop.
+ * Who sends the webhook requests of the delivery lanes. A lane hands its sender a run of events
+ * for one consumer, which POSTs them one after the other and answers with their outcomes
+ * (`postInOrder`): the lane's bookkeeping (reading due events, recording outcomes) stays on the
+ * thread that holds the tenant's database, and the requests can run on a thread of their own, so
+ * that neither waits for the other at every event, and a burst of API requests or a derivation on
+ * the server's thread does not hold the requests up.
  */
 export interface WebhookSender {
-  post(url: string, event: PreparedEvent, options: { timeoutMs: number }): Promise<PostOutcome>
-  /** Ends the thread (the requests it has in flight get a failed outcome). */
+  /** `postInOrder` of `events` to `url`. */
+  send(url: string, events: readonly PreparedEvent[], options: { timeoutMs: number }): Promise<PostOutcome[]>
+  /** From now on each run ends after the request it has in flight (a server that stops). */
+  stopSending(): void
+  /** Ends the thread (a run in flight gets a failed outcome for its first event). */
   close(): Promise<void>
 }
 
-/** Sends on this thread. */
-export const sameThreadSender: WebhookSender = {
-  post: postPrepared,
-  close: async () => undefined,
+/** A sender on this thread. */
+export function sameThreadSender(): WebhookSender {
+  let stopped = false
+  return {
+    send: (url, events, options) => postInOrder(url, events, { ...options, stopped: () => stopped }),
+    stopSending: () => {
+      stopped = true
+    },
+    close: async () => undefined,
+  }
 }
 
 /** The sender thread's module (built: the thread runs only from compiled JavaScript). */
@@ -28,29 +39,39 @@ const WORKER = new URL('./webhook-sender-worker.js', import.meta.url)
  * sources, which a worker thread cannot load).
  */
 export function webhookSender(): WebhookSender {
-  return import.meta.url.endsWith('.js') ? new ThreadSender(WORKER) : sameThreadSender
+  return import.meta.url.endsWith('.js') ? new ThreadSender(WORKER) : sameThreadSender()
 }
 
 /**
- * Requests posted to one worker thread, a message per turn of the event loop whatever the number
- * of lanes (each lane has one request in flight), answered the same way. A thread that stops
- * answers its requests in flight with a failed outcome (the delivery retries them as any failed
- * attempt); the next request starts a new thread.
+ * Runs of requests posted to one worker thread, a message per turn of the event loop whatever the
+ * number of lanes, and answered the same way. A thread that stops answers each run in flight with
+ * a failed outcome for its first event (the delivery retries it, and the events behind it, as
+ * after any failed attempt); the next run starts a new thread.
  */
 export class ThreadSender implements WebhookSender {
   private worker: Worker | undefined
   private nextId = 0
-  private readonly waiting = new Map<number, (outcome: PostOutcome) => void>()
+  private readonly waiting = new Map<number, (outcomes: PostOutcome[]) => void>()
   private outgoing: SenderRequest[] = []
+  /** Set to 1 by `stopSending`; the thread reads it before each request. */
+  private readonly stopFlag = new Int32Array(new SharedArrayBuffer(4))
 
   constructor(private readonly script: URL) {}
 
-  post(url: string, event: PreparedEvent, options: { timeoutMs: number }): Promise<PostOutcome> {
+  send(
+    url: string,
+    events: readonly PreparedEvent[],
+    options: { timeoutMs: number },
+  ): Promise<PostOutcome[]> {
     const id = this.nextId++
-    const answered = new Promise<PostOutcome>((resolve) => this.waiting.set(id, resolve))
+    const answered = new Promise<PostOutcome[]>((resolve) => this.waiting.set(id, resolve))
     if (this.outgoing.length === 0) queueMicrotask(() => this.flush())
-    this.outgoing.push({ id, url, headers: event.headers, body: event.body, timeoutMs: options.timeoutMs })
+    this.outgoing.push({ id, url, events: [...events], timeoutMs: options.timeoutMs })
     return answered
+  }
+
+  stopSending(): void {
+    Atomics.store(this.stopFlag, 0, 1)
   }
 
   async close(): Promise<void> {
@@ -68,13 +89,13 @@ export class ThreadSender implements WebhookSender {
 
   private thread(): Worker {
     if (this.worker) return this.worker
-    const worker = new Worker(this.script)
+    const worker = new Worker(this.script, { workerData: { stopFlag: this.stopFlag } })
     worker.unref()
     worker.on('message', (replies: SenderReply[]) => {
-      for (const { id, outcome } of replies) {
+      for (const { id, outcomes } of replies) {
         const resolve = this.waiting.get(id)
         this.waiting.delete(id)
-        resolve?.(outcome)
+        resolve?.(outcomes)
       }
     })
     const stopped = (reason: string) => {
@@ -88,10 +109,10 @@ export class ThreadSender implements WebhookSender {
     return worker
   }
 
-  /** Answers every request in flight with a failed attempt. */
+  /** Answers every run in flight with a failed attempt of its first event. */
   private fail(reason: string): void {
     const waiting = [...this.waiting.values()]
     this.waiting.clear()
-    for (const resolve of waiting) resolve({ ok: false, status: null, error: reason, consumerDown: true })
+    for (const resolve of waiting) resolve([{ ok: false, status: null, error: reason, consumerDown: true }])
   }
 }

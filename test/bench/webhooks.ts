@@ -20,8 +20,9 @@ import { scaled, scratchDir } from './measure.js'
  * - One consumer: it subscribes (POST /webhooks), every event of the outbox is replayed to it
  *   (POST /webhooks/{id}/replay) and the time from the replay to its last event gives events/s.
  * - Ten consumers at once: the same with nine more subscriptions, all ten replayed together.
- * - Live: skill events posted for the same time with one consumer subscribed; the events the
- *   derivations append meanwhile, those delivered meanwhile, and how long the rest took after.
+ * - Live: skill events posted for the same time with the ten consumers subscribed, then with one;
+ *   the events the derivations append meanwhile, those delivered meanwhile (to the consumer that
+ *   got the fewest), and how long the rest took after.
  */
 export async function benchWebhooks(): Promise<BenchResult> {
   const scratch = scratchDir('webhooks')
@@ -32,7 +33,7 @@ export async function benchWebhooks(): Promise<BenchResult> {
   const consumers: Consumer[] = []
   let server: Awaited<ReturnType<typeof startServe>> | undefined
   try {
-    const { dataDir, result: ids } = await benchTenant(
+    const { dataDir, result: employeeIds } = await benchTenant(
       scratch.dir,
       { seed: 7, employees, jobs: scaled(1_000), vacancies: scaled(2_000) },
       async (tenant) =>
@@ -44,6 +45,7 @@ export async function benchWebhooks(): Promise<BenchResult> {
     )
     const token = (await mintLocalToken(dataDir, 'bench', ['read', 'write'])).access_token
     server = await startServe(dataDir)
+    const serveLog = server.log
     const base = `${server.url}/bench/eu`
     const api = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${base}${path}`, {
@@ -58,7 +60,7 @@ export async function benchWebhooks(): Promise<BenchResult> {
 
     stage(`POST skill_events for ${seconds} s, no subscription (the reference)`)
     const derivedBefore = derivations(server.log)
-    const accepted = await postSkillEvents(base, token, ids, seconds, 'reference')
+    const accepted = await postSkillEvents(base, token, employeeIds, seconds, 'reference')
     figures.skill_events_accepted_per_second = accepted
     // The derivations of those events end before the outbox is replayed: nothing else runs then.
     await settled(server.log, derivedBefore)
@@ -100,29 +102,66 @@ export async function benchWebhooks(): Promise<BenchResult> {
     const perSecondEach = Math.round(ten.events / ten.seconds)
     figures.delivered_per_second_10_consumers_each = perSecondEach
     figures.delivered_per_second_10_consumers_total = 10 * perSecondEach
-    for (const consumer of consumers.slice(1)) await api('DELETE', `/webhooks/${consumer.id}`)
+    /**
+     * Skill events posted for `seconds` while `group` is subscribed, until derived: the events the
+     * derivations appended meanwhile, those every consumer of the group got by then (the fewest of
+     * any), and how long the rest took after.
+     */
+    const live = async (group: Consumer[]) => {
+      for (const consumer of group) consumer.received = 0
+      const ids = group.map((consumer) => consumer.id as string)
+      const before = await outboxLength(api, ids[0] as string)
+      const started = performance.now()
+      const derivedBefore = derivations(serveLog)
+      const accepted = await postSkillEvents(base, token, employeeIds, seconds, `live-${group.length}`)
+      await settled(serveLog, derivedBefore)
+      const untilDerived = round((performance.now() - started) / 1000)
+      const appended = (await outboxLength(api, ids[0] as string)) - before
+      const deliveredByThen = Math.min(...group.map((consumer) => consumer.received))
+      const drainStarted = performance.now()
+      await waitFor(async () => {
+        for (const id of ids) {
+          const subscription = await api('GET', `/webhooks/${id}`)
+          if ((subscription.deliveries as { pending: number }).pending > 0) return 0
+        }
+        return 1
+      }, 600)
+      return {
+        accepted,
+        untilDerived,
+        appended,
+        deliveredByThen,
+        drainedAfter: round((performance.now() - drainStarted) / 1000),
+      }
+    }
 
+    stage(`POST skill_events for ${seconds} s with ten consumers subscribed, until derived`)
+    const liveTen = await live(consumers)
+    figures.skill_events_accepted_per_second_live_10 = liveTen.accepted
+    figures.live_10_seconds_until_derived = liveTen.untilDerived
+    figures.live_10_events_appended = liveTen.appended
+    figures.live_10_events_delivered_by_then_fewest = liveTen.deliveredByThen
+    figures.live_10_backlog_drained_seconds_after = liveTen.drainedAfter
+    ratios.live_10_delivered_vs_appended_by_then = round(
+      liveTen.deliveredByThen / Math.max(1, liveTen.appended),
+    )
+    ratios.delivered_10_consumers_each_vs_live_appended = round(
+      perSecondEach / Math.max(1, liveTen.appended / seconds),
+    )
+
+    for (const consumer of consumers.slice(1)) await api('DELETE', `/webhooks/${consumer.id}`)
     stage(`POST skill_events for ${seconds} s with one consumer subscribed, until derived`)
-    first.received = 0
-    const outboxBefore = await outboxLength(api, first.id as string)
-    const liveStarted = performance.now()
-    const derivedBeforeLive = derivations(server.log)
-    figures.skill_events_accepted_per_second_live = await postSkillEvents(base, token, ids, seconds, 'live')
-    await settled(server.log, derivedBeforeLive)
-    const appended = (await outboxLength(api, first.id as string)) - outboxBefore
-    figures.live_seconds_until_derived = round((performance.now() - liveStarted) / 1000)
-    figures.live_events_appended = appended
-    const deliveredByThen = first.received
-    figures.live_events_delivered_by_then = deliveredByThen
-    figures.live_events_appended_per_second = round(appended / Number(figures.live_seconds_until_derived))
-    const drainStarted = performance.now()
-    await waitFor(async () => {
-      const subscription = await api('GET', `/webhooks/${first.id}`)
-      return (subscription.deliveries as { pending: number }).pending === 0 ? 1 : 0
-    }, 600)
-    figures.live_backlog_drained_seconds_after = round((performance.now() - drainStarted) / 1000)
-    ratios.live_delivered_vs_appended_by_then = round(deliveredByThen / Math.max(1, appended))
-    ratios.delivered_1_consumer_vs_live_appended = round(perSecondOne / Math.max(1, appended / seconds))
+    const liveOne = await live([first])
+    figures.skill_events_accepted_per_second_live = liveOne.accepted
+    figures.live_seconds_until_derived = liveOne.untilDerived
+    figures.live_events_appended = liveOne.appended
+    figures.live_events_delivered_by_then = liveOne.deliveredByThen
+    figures.live_events_appended_per_second = round(liveOne.appended / liveOne.untilDerived)
+    figures.live_backlog_drained_seconds_after = liveOne.drainedAfter
+    ratios.live_delivered_vs_appended_by_then = round(liveOne.deliveredByThen / Math.max(1, liveOne.appended))
+    ratios.delivered_1_consumer_vs_live_appended = round(
+      perSecondOne / Math.max(1, liveOne.appended / seconds),
+    )
 
     ratios.delivered_1_consumer_vs_accepted = round(perSecondOne / accepted)
     ratios.delivered_10_consumers_each_vs_accepted = round(perSecondEach / accepted)

@@ -160,45 +160,67 @@ const WORKER = new URL(`file://${projectRoot()}/dist/src/events/webhook-sender-w
 describe.runIf(existsSync(WORKER))('webhook requests on a thread of their own', () => {
   const prepared: PreparedEvent = prepareCloudEvent(event)
 
-  it('sends requests of many lanes at once and answers each with its own outcome', async () => {
+  it('sends the runs of many lanes at once, each in order, and stops a run at a consumer that is down', async () => {
     const ok = await consumer(answer(204))
+    const refusing = await consumer((request, response, index) =>
+      answer(index === 1 ? 422 : 204)(request, response),
+    )
     const failing = await consumer(answer(500, 'down'))
     const sender = new ThreadSender(WORKER)
     try {
-      const outcomes = await Promise.all(
-        Array.from({ length: 20 }, (_, index) =>
-          sender.post(index % 2 ? failing.url : ok.url, prepared, { timeoutMs: 2000 }),
-        ),
+      const run = Array.from({ length: 5 }, () => prepared)
+      const [toOk, toRefusing, toFailing] = await Promise.all(
+        [ok, refusing, failing].map((target) => sender.send(target.url, run, { timeoutMs: 2000 })),
       )
-      expect(outcomes).toEqual(
-        outcomes.map((_, index) =>
-          index % 2
-            ? { ok: false, status: 500, error: 'answered 500: down', consumerDown: true }
-            : { ok: true, status: 204, error: null, consumerDown: false },
-        ),
-      )
-      expect(ok.bodies).toHaveLength(10)
-      expect(ok.bodies[0]).toBe(prepared.body)
+      const delivered = { ok: true, status: 204, error: null, consumerDown: false }
+      expect(toOk).toEqual(run.map(() => delivered))
+      expect(ok.bodies).toEqual(run.map((event) => event.body))
+      // A refused payload is that event's failure: the run goes on.
+      expect(toRefusing).toEqual([
+        delivered,
+        { ok: false, status: 422, error: 'answered 422', consumerDown: false },
+        delivered,
+        delivered,
+        delivered,
+      ])
+      // A consumer that is down: the run ends at its first failure.
+      expect(toFailing).toEqual([{ ok: false, status: 500, error: 'answered 500: down', consumerDown: true }])
+      expect(failing.bodies).toHaveLength(1)
     } finally {
       await sender.close()
     }
   })
 
-  it('answers a request in flight when it is closed, and starts a new thread for the next', async () => {
+  it('ends each run after its request in flight once told to stop sending', async () => {
+    const slow = await consumer((request, response) => setTimeout(() => answer(204)(request, response), 300))
+    const sender = new ThreadSender(WORKER)
+    try {
+      const running = sender.send(
+        slow.url,
+        Array.from({ length: 10 }, () => prepared),
+        { timeoutMs: 2000 },
+      )
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      sender.stopSending()
+      expect((await running).map((outcome) => outcome.ok)).toEqual([true])
+      expect(slow.bodies).toHaveLength(1)
+    } finally {
+      await sender.close()
+    }
+  })
+
+  it('answers a run in flight when it is closed, and starts a new thread for the next', async () => {
     const hung = await consumer(() => undefined)
     const ok = await consumer(answer(204))
     const sender = new ThreadSender(WORKER)
     try {
-      const inFlight = sender.post(hung.url, prepared, { timeoutMs: 60_000 })
+      const inFlight = sender.send(hung.url, [prepared, prepared], { timeoutMs: 60_000 })
       await new Promise((resolve) => setTimeout(resolve, 200))
       await sender.close()
-      expect(await inFlight).toEqual({
-        ok: false,
-        status: null,
-        error: 'the delivery thread was stopped',
-        consumerDown: true,
-      })
-      expect((await sender.post(ok.url, prepared, { timeoutMs: 2000 })).ok).toBe(true)
+      expect(await inFlight).toEqual([
+        { ok: false, status: null, error: 'the delivery thread was stopped', consumerDown: true },
+      ])
+      expect(await sender.send(ok.url, [prepared], { timeoutMs: 2000 })).toMatchObject([{ ok: true }])
     } finally {
       await sender.close()
     }
