@@ -98,10 +98,18 @@ const RUN = 50
  */
 export const UNRECORDED_LIMIT = 2 * RUN
 
+/** Longest an attempt waits for its commit while nobody waits for it (ms). */
+const COMMIT_INTERVAL_MS = 100
+
+/** Attempts that start a commit at once, however recent the last. */
+const COMMIT_MAX = 2000
+
 /**
- * Records attempts as they come, in the order they come, each commit taking every attempt
- * recorded while the commit before it ran: a fast consumer costs a commit per batch of
- * acknowledgements, not one each.
+ * Records attempts in the order they come, many to a commit: a commit costs DuckDB much the same
+ * for 100 attempts as for 500. An attempt is committed by the time its lane needs it (the lane
+ * says how soon: the time its next run of requests is likely to take), at the latest after
+ * COMMIT_INTERVAL_MS, and at once when a lane waits for it (`urge`). So a lane alone gets its
+ * records while it sends its next run, and many lanes share commits of hundreds of attempts.
  */
 class AttemptLog {
   private queue: {
@@ -110,24 +118,45 @@ class AttemptLog {
     reject: (error: unknown) => void
   }[] = []
   private writing = false
+  /** When the next commit is due (performance.now()). */
+  private dueAt = Number.POSITIVE_INFINITY
+  /** How long the last commit took (ms): a commit due by a time starts that much before it. */
+  private commitMs = 0
+  private wakeWriter: (() => void) | undefined
 
   constructor(private readonly access: TenantAccess) {}
 
-  /** Resolves once the attempt is committed, with the number of events that died with it. */
-  add(record: AttemptRecord): Promise<number> {
+  /**
+   * Resolves once the attempt is committed, with the number of events that died with it; the
+   * attempt is committed within about `withinMs` unless a lane urges it sooner.
+   */
+  add(record: AttemptRecord, withinMs = 0): Promise<number> {
     const committed = new Promise<number>((resolve, reject) => this.queue.push({ record, resolve, reject }))
+    const wait = Math.min(COMMIT_INTERVAL_MS, Math.max(0, withinMs - this.commitMs))
+    const dueBefore = this.dueAt
+    this.dueAt = Math.min(this.dueAt, performance.now() + wait)
     if (!this.writing) {
       this.writing = true
       void this.writeAll()
-    }
+    } else if (this.dueAt < dueBefore || this.queue.length >= COMMIT_MAX) this.wakeWriter?.()
     return committed
+  }
+
+  /** A lane waits for what it recorded: the attempts queued are committed now. */
+  urge(): void {
+    if (this.queue.length === 0) return
+    this.dueAt = 0
+    this.wakeWriter?.()
   }
 
   private async writeAll(): Promise<void> {
     // The attempts answered in this turn of the event loop share the first commit.
     await new Promise((resolve) => setImmediate(resolve))
     while (this.queue.length > 0) {
+      await this.due()
+      this.dueAt = Number.POSITIVE_INFINITY
       const batch = this.queue.splice(0)
+      const started = performance.now()
       try {
         const died = await this.access(({ database }) =>
           writeAttempts(
@@ -139,8 +168,26 @@ class AttemptLog {
       } catch (error) {
         for (const entry of batch) entry.reject(error)
       }
+      this.commitMs = performance.now() - started
     }
     this.writing = false
+  }
+
+  /** Resolves when the next commit is due (looked at again whenever woken: urged, due sooner, many queued). */
+  private async due(): Promise<void> {
+    for (;;) {
+      const wait = this.dueAt - performance.now()
+      if (wait <= 0 || this.queue.length >= COMMIT_MAX) return
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer)
+          this.wakeWriter = undefined
+          resolve()
+        }
+        const timer = setTimeout(done, wait)
+        this.wakeWriter = done
+      })
+    }
   }
 }
 
@@ -254,23 +301,26 @@ export class TenantDelivery {
         if (work && this.more.has(id)) continue
         return
       }
-      const lane: LaneState = { id, work, counts, waited: work.waited }
+      const lane: LaneState = { id, work, counts, waited: work.waited, runMs: 0 }
       let recorded: Promise<unknown> = Promise.resolve()
       for (let start = 0; start < work.deliveries.length && !this.stop(); start += RUN) {
         const run = work.deliveries.slice(start, start + RUN)
+        const sending = performance.now()
         const outcomes = await this.sender.send(
           work.url,
           run.map((delivery) => this.prepare(delivery.seq, delivery.event)),
           { timeoutMs: work.policy.timeoutMs },
         )
+        // The next run is likely to take as long: this one's records are needed by its end.
+        lane.runMs = performance.now() - sending
         // The run before is recorded before this one is: at most two runs are sent and not recorded.
-        await recorded
+        await this.committed(recorded)
         const { last, down } = this.record(lane, run, outcomes)
         // Awaited at the next run; a failed commit must not count as an unhandled rejection meanwhile.
         last.catch(() => undefined)
         recorded = last
         if (down) {
-          const died = await last
+          const died = await this.committed(last)
           counts.dead += died
           this.counts.dead += died
           // Down: the subscription waits for the retry. Dead: the events behind it whose window
@@ -279,8 +329,14 @@ export class TenantDelivery {
           break
         }
       }
-      await recorded
+      await this.committed(recorded)
     }
+  }
+
+  /** `record` once committed: the lane waits for it, so it is committed now. */
+  private committed<T>(record: Promise<T>): Promise<T> {
+    this.log.urge()
+    return record
   }
 
   /**
@@ -302,15 +358,18 @@ export class TenantDelivery {
       this.count(lane.counts, 'attempts')
       if (outcome.ok) {
         this.count(lane.counts, 'delivered')
-        last = this.log.add({
-          kind: 'delivered',
-          subscriptionId: lane.id,
-          seq: delivery.seq,
-          attempts,
-          status: outcome.status as number,
-          at,
-          endsWait: lane.waited,
-        })
+        last = this.log.add(
+          {
+            kind: 'delivered',
+            subscriptionId: lane.id,
+            seq: delivery.seq,
+            attempts,
+            status: outcome.status as number,
+            at,
+            endsWait: lane.waited,
+          },
+          lane.runMs,
+        )
         lane.waited = false
         continue
       }
@@ -348,6 +407,8 @@ interface LaneState {
   counts: LaneCounts
   /** The subscription waited for its consumer: the next acknowledgement ends the wait. */
   waited: boolean
+  /** How long the lane's last run of requests took (ms): its records are needed within that. */
+  runMs: number
 }
 
 /**
