@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads'
+import { runsCompiled } from '../util/module-source.js'
 import { type PostOutcome, type PreparedEvent, postInOrder } from './webhook-post.js'
 import type { SenderReply, SenderRequest } from './webhook-sender-worker.js'
 
@@ -39,7 +40,7 @@ const WORKER = new URL('./webhook-sender-worker.js', import.meta.url)
  * sources, which a worker thread cannot load).
  */
 export function webhookSender(): WebhookSender {
-  return import.meta.url.endsWith('.js') ? new ThreadSender(WORKER) : sameThreadSender()
+  return runsCompiled ? new ThreadSender(WORKER) : sameThreadSender()
 }
 
 /**

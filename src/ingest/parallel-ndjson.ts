@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os'
 import { basename } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { PropertyType, TenantSettings } from '../schemas/index.js'
+import { runsCompiled } from '../util/module-source.js'
 import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
 import type { NdjsonCheckMessage, NdjsonCheckTask, StagedColumns } from './ingest-types.js'
 import { type CsvDelimiter, csvToCellLines } from './read-source.js'
@@ -20,7 +21,7 @@ export const PARALLEL_PARTS = Math.max(2, Math.min(availableParallelism(), 4))
  */
 export function useParallelCheck(kind: EntityKind, format: string, path: string): boolean {
   if (kind.storage !== 'skill_events' || (format !== 'ndjson' && format !== 'csv')) return false
-  if (!WORKER.pathname.endsWith('.js')) return false
+  if (!runsCompiled) return false
   const threshold = Number(process.env.SKILLHOUSE_PARALLEL_MIN_BYTES ?? 16 * 1024 * 1024)
   return statSync(path).size >= threshold
 }

@@ -12,6 +12,7 @@ import type { TenantDatabase } from '../store/tenant-database.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
+import { runsCompiled } from '../util/module-source.js'
 import { compilePropertyRule, isCustomPropertyRule } from './custom-property-rules.js'
 import { employeeUpdateTimes, jobCount, jobIndex, weightedTargetSkills } from './job-index.js'
 import type { JobIndex, JobMatchData } from './job-match-data.js'
@@ -226,7 +227,7 @@ function noEmployeeListed(
 
 /** How many worker threads score `jobs` jobs: none under vitest (TypeScript sources) or for small work. */
 function workerCount(jobs: number): number {
-  if (!WORKER.pathname.endsWith('.js')) return 0
+  if (!runsCompiled) return 0
   const configured = process.env.SKILLHOUSE_MATCH_WORKERS
   const threads = configured !== undefined ? Number(configured) : Math.min(availableParallelism(), 8)
   const minimum = Number(process.env.SKILLHOUSE_MATCH_PARALLEL_MIN_JOBS ?? 256)

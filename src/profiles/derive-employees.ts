@@ -1,9 +1,10 @@
 import type { TitledJob } from '../extraction/job-titles.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import { runsCompiled } from '../util/module-source.js'
 import type { EmployeeSelection } from './change-set.js'
 import type { DeriveWorkerSetup } from './derive-worker.js'
-import { type EventBatch, WORKER, WorkerPool, type WorkerReport } from './derive-worker-pool.js'
+import { type EventBatch, WorkerPool, type WorkerReport } from './derive-worker-pool.js'
 import { deriveEmployeeProfile, type ProfileSkill } from './employee-profile.js'
 import { type EventInput, eventsOfRecords, type JobRoles } from './evidence.js'
 import type { ProfileWriter } from './persist-profiles.js'
@@ -106,7 +107,7 @@ export async function deriveEmployees(
 ): Promise<{ bytes: number; workers: WorkerReport[] }> {
   let bytes = 0
   let done = 0
-  const parallel = employees.length >= PARALLEL_MIN_EMPLOYEES && WORKER.pathname.endsWith('.js')
+  const parallel = employees.length >= PARALLEL_MIN_EMPLOYEES && runsCompiled
   const pool = parallel ? await WorkerPool.start(await workerSetup(context)) : undefined
   const referenced: Referenced = { jobs: new Map(), courses: new Map() }
   if (context.roles) referenced.roles = context.roles.value

@@ -11,3 +11,10 @@ export function moduleSource(name: string, base: string): string {
     return readFileSync(new URL(`./${name}.ts`, base), 'utf8')
   }
 }
+
+/**
+ * Whether the code runs compiled (JavaScript, as the CLI and the server do) rather than as its
+ * TypeScript sources (vitest): a worker thread loads compiled modules only, so work meant for
+ * worker threads runs on the calling thread when this is false.
+ */
+export const runsCompiled = import.meta.url.endsWith('.js')

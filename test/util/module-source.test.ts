@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { moduleSource } from '../../src/util/module-source.js'
+import { moduleSource, runsCompiled } from '../../src/util/module-source.js'
+import { projectRoot } from '../../src/util/project-paths.js'
 import { tempDir } from '../helpers/temp-tenant.js'
 
 const temp = tempDir()
@@ -22,5 +23,14 @@ describe('moduleSource', () => {
 
   it('fails when neither exists', () => {
     expect(() => moduleSource('missing', pathToFileURL(join(temp.dir, 'base.js')).href)).toThrow(/ENOENT/)
+  })
+})
+
+describe('runsCompiled', () => {
+  it('is false for the sources vitest runs, true for the compiled modules the CLI and server run', async () => {
+    expect(runsCompiled).toBe(false)
+    const compiled = join(projectRoot(), 'dist', 'src', 'util', 'module-source.js')
+    const built = (await import(pathToFileURL(compiled).href)) as { runsCompiled: boolean }
+    expect(built.runsCompiled).toBe(true)
   })
 })
