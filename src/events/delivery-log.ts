@@ -1,8 +1,7 @@
 import { DuckDBTimestampValue, listValue } from '@duckdb/node-api'
-import type { OutboxCloudEvent } from '../schemas/index.js'
 import type { WebhookDeliverySettings } from '../schemas/webhooks.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import { type OutboxRow, outboxEventOf } from './outbox.js'
+import type { OutboxRow } from './outbox.js'
 import { effectivePolicy, type OwnPolicy } from './retry-policy.js'
 
 /**
@@ -101,7 +100,8 @@ export interface DueDelivery {
   attempts: number
   /** When the event was queued or replayed: its retry window starts here. */
   queuedAt: Date
-  event: OutboxCloudEvent
+  /** The outbox row of its event (`outboxEventOf` makes the envelope `events export` writes). */
+  row: OutboxRow
 }
 
 /** What a subscription's lane sends next: its URL, its policy, its due events in outbox order. */
@@ -152,8 +152,7 @@ export async function laneWork(
       seq: Number(row.outbox_seq),
       attempts: Number(row.attempts),
       queuedAt: row.queued_at,
-      // The envelope `events export` writes for the same outbox row.
-      event: outboxEventOf(row),
+      row,
     })),
   }
 }

@@ -10,6 +10,7 @@ import {
   waitingSubscriptions,
   writeAttempts,
 } from './delivery-log.js'
+import { outboxEventOf } from './outbox.js'
 import { afterFailure, deliverySettings } from './retry-policy.js'
 import { type PostOutcome, type PreparedEvent, prepareCloudEvent } from './webhook-post.js'
 import { sameThreadSender, type WebhookSender, webhookSender } from './webhook-sender.js'
@@ -274,10 +275,11 @@ export class TenantDelivery {
   }
 
   /** The outbox event `seq` serialised, once for every lane that sends it lately. */
-  private prepare(seq: number, event: Record<string, unknown>): PreparedEvent {
+  private prepare({ seq, row }: DueDelivery): PreparedEvent {
     let prepared = this.prepared.get(seq)
     if (!prepared) {
-      prepared = prepareCloudEvent(event)
+      // The envelope `events export` writes for the same outbox row.
+      prepared = prepareCloudEvent(outboxEventOf(row))
       this.prepared.set(seq, prepared)
       if (this.prepared.size > PREPARED_KEPT)
         this.prepared.delete(this.prepared.keys().next().value as number)
@@ -308,7 +310,7 @@ export class TenantDelivery {
         const sending = performance.now()
         const outcomes = await this.sender.send(
           work.url,
-          run.map((delivery) => this.prepare(delivery.seq, delivery.event)),
+          run.map((delivery) => this.prepare(delivery)),
           { timeoutMs: work.policy.timeoutMs },
         )
         // The next run is likely to take as long: this one's records are needed by its end.
