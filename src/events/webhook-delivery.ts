@@ -51,7 +51,11 @@ export interface DeliveryDependencies {
 
 export interface DeliveryOptions extends DeliveryDependencies {
   settings?: Partial<WebhookDeliverySettings>
-  /** Asked before each request: true stops the lanes after the requests in flight. */
+  /**
+   * Asked before each run of requests, and by the default sender (this thread's) before each
+   * request: true stops the lanes after the requests in flight. A sender of its own thread is told
+   * by its `stopSending`.
+   */
   shouldStop?: () => boolean
 }
 
@@ -230,7 +234,7 @@ export class TenantDelivery {
     this.now = options.now ?? (() => new Date())
     this.random = options.random ?? Math.random
     this.stop = options.shouldStop ?? (() => false)
-    this.sender = options.sender ?? sameThreadSender()
+    this.sender = options.sender ?? sameThreadSender(this.stop)
   }
 
   /**
@@ -287,9 +291,9 @@ export class TenantDelivery {
     return prepared
   }
 
-  private count(counts: LaneCounts, key: keyof LaneCounts): void {
-    counts[key]++
-    this.counts[key]++
+  private count(counts: LaneCounts, key: keyof LaneCounts, by = 1): void {
+    counts[key] += by
+    this.counts[key] += by
   }
 
   private async runLane(id: string, counts: LaneCounts): Promise<void> {
@@ -322,9 +326,7 @@ export class TenantDelivery {
         last.catch(() => undefined)
         recorded = last
         if (down) {
-          const died = await this.committed(last)
-          counts.dead += died
-          this.counts.dead += died
+          this.count(counts, 'dead', await this.committed(last))
           // Down: the subscription waits for the retry. Dead: the events behind it whose window
           // ended too died with it; the next are read again.
           if (!down.dead) return

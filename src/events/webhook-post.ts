@@ -27,6 +27,11 @@ export interface PostOutcome {
 
 const ANSWER_EXCERPT = 200
 
+/** The outcome of an attempt that got no answer (`error` says why): the consumer counts as down. */
+export function noAnswer(error: string): PostOutcome {
+  return { ok: false, status: null, error, consumerDown: true }
+}
+
 /** Statuses that refuse one event's payload, not every event: the others go on meanwhile. */
 const PAYLOAD_REFUSALS = new Set([400, 409, 413, 415, 422])
 
@@ -80,7 +85,7 @@ export async function postPrepared(
     const detail = answer.failure.timedOut
       ? `no answer within ${options.timeoutMs} ms`
       : `no answer: ${answer.failure.code?.startsWith('UND_ERR') ? answer.failure.message : (answer.failure.code ?? answer.failure.message)}`
-    return { ok: false, status: null, error: detail, consumerDown: true }
+    return noAnswer(detail)
   }
   const status = answer.status as number
   if (status >= 200 && status < 300) return { ok: true, status, error: null, consumerDown: false }

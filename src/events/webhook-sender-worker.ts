@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads'
-import { type PostOutcome, type PreparedEvent, postInOrder } from './webhook-post.js'
+import { noAnswer, type PostOutcome, type PreparedEvent, postInOrder } from './webhook-post.js'
 
 /**
  * The thread that sends webhook requests for `ThreadSender`: it takes batches of runs (a lane's
@@ -40,13 +40,8 @@ if (port) {
   port.on('message', (requests: SenderRequest[]) => {
     for (const request of requests) {
       postInOrder(request.url, request.events, { timeoutMs: request.timeoutMs, stopped })
-        .catch((error: unknown): PostOutcome[] => [
-          {
-            ok: false,
-            status: null,
-            error: `not sent: ${error instanceof Error ? error.message : String(error)}`,
-            consumerDown: true,
-          },
+        .catch((error: unknown) => [
+          noAnswer(`not sent: ${error instanceof Error ? error.message : String(error)}`),
         ])
         .then((outcomes) => answer({ id: request.id, outcomes }))
     }

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { runsCompiled } from '../util/module-source.js'
-import { type PostOutcome, type PreparedEvent, postInOrder } from './webhook-post.js'
+import { noAnswer, type PostOutcome, type PreparedEvent, postInOrder } from './webhook-post.js'
 import type { SenderReply, SenderRequest } from './webhook-sender-worker.js'
 
 /**
@@ -20,13 +20,14 @@ export interface WebhookSender {
   close(): Promise<void>
 }
 
-/** A sender on this thread. */
-export function sameThreadSender(): WebhookSender {
-  let stopped = false
+/** A sender on this thread; a run ends after its request in flight once `stopped` says so, too. */
+export function sameThreadSender(stopped: () => boolean = () => false): WebhookSender {
+  let stopping = false
   return {
-    send: (url, events, options) => postInOrder(url, events, { ...options, stopped: () => stopped }),
+    send: (url, events, options) =>
+      postInOrder(url, events, { ...options, stopped: () => stopping || stopped() }),
     stopSending: () => {
-      stopped = true
+      stopping = true
     },
     close: async () => undefined,
   }
@@ -114,6 +115,6 @@ export class ThreadSender implements WebhookSender {
   private fail(reason: string): void {
     const waiting = [...this.waiting.values()]
     this.waiting.clear()
-    for (const resolve of waiting) resolve([{ ok: false, status: null, error: reason, consumerDown: true }])
+    for (const resolve of waiting) resolve([noAnswer(reason)])
   }
 }

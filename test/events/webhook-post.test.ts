@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { HTTP } from 'cloudevents'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type PreparedEvent, postCloudEvent, prepareCloudEvent } from '../../src/events/webhook-post.js'
@@ -155,7 +157,7 @@ describe('one webhook request', () => {
 })
 
 /** The sender thread's compiled module: the suite builds before it tests. */
-const WORKER = new URL(`file://${projectRoot()}/dist/src/events/webhook-sender-worker.js`)
+const WORKER = pathToFileURL(join(projectRoot(), 'dist', 'src', 'events', 'webhook-sender-worker.js'))
 
 describe.runIf(existsSync(WORKER))('webhook requests on a thread of their own', () => {
   const prepared: PreparedEvent = prepareCloudEvent(event)
