@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core'
-import ora from 'ora'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { runDemo } from '../src/pipeline/demo-tenant.js'
 import type { RunManifest } from '../src/pipeline/nightly-run.js'
@@ -19,7 +18,7 @@ export default class Demo extends SkillhouseCommand {
   async run(): Promise<RunManifest & { data_dir: string; out: string }> {
     const { flags } = await this.parse(Demo)
     const dataDir = this.dataDir(flags)
-    const spinner = this.interactive ? ora({ stream: process.stderr }).start('nightly job') : undefined
+    const spinner = (await this.spinner())?.start('nightly job')
     const { created, manifest } = await runDemo({
       dataDir,
       out: flags.out,

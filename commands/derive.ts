@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core'
-import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import { type DeriveResult, deriveProfiles } from '../src/profiles/derive.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
@@ -21,9 +20,7 @@ export default class Derive extends SkillhouseCommand {
 
   async run(): Promise<DeriveResult> {
     const { flags } = await this.parse(Derive)
-    const spinner = this.interactive
-      ? ora({ stream: process.stderr, text: 'deriving profiles' }).start()
-      : undefined
+    const spinner = (await this.spinner('deriving profiles'))?.start()
     const result = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       deriveProfiles({
         tenant,

@@ -5,7 +5,8 @@ import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { errors } from '../src/errors/skillhouse-error.js'
 import { defaultExtractor, extractorFor } from '../src/extraction/extractor-cache.js'
 import type { ExtractedSkill, SkillExtractor } from '../src/extraction/skill-extractor.js'
-import { toVocabLanguage, VENDORS } from '../src/schemas/index.js'
+import { VENDORS } from '../src/schemas/vendors.js'
+import { toVocabLanguage } from '../src/schemas/vocabulary-languages.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
 
 export default class Extract extends SkillhouseCommand {

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core'
 import { skillGap } from '../src/analytics/skill-gap.js'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
-import { type SkillGapEntry, VENDORS } from '../src/schemas/index.js'
+import type { SkillGapEntry } from '../src/schemas/analytics.js'
+import { VENDORS } from '../src/schemas/vendors.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
 
 export default class Gap extends SkillhouseCommand {

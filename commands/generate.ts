@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core'
-import ora from 'ora'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { type GenerateResult, generateTenant } from '../src/generate/generate-tenant.js'
 
@@ -29,7 +28,7 @@ export default class Generate extends SkillhouseCommand {
 
   async run(): Promise<GenerateResult> {
     const { flags } = await this.parse(Generate)
-    const spinner = this.interactive ? ora({ stream: process.stderr, text: 'generating' }).start() : undefined
+    const spinner = (await this.spinner('generating'))?.start()
     const result = await generateTenant({
       out: flags.out,
       seed: flags.seed,

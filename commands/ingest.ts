@@ -43,7 +43,7 @@ export default class Ingest extends SkillhouseCommand {
 
   async run(): Promise<IngestSummary> {
     const { argv, flags } = await this.parse(Ingest)
-    const progress = this.progressReport(flags.progress)
+    const progress = await this.progressReport(flags.progress)
     const summary = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       ingestPaths({
         database: tenant.database,

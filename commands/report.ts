@@ -1,9 +1,8 @@
 import { Flags } from '@oclif/core'
-import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import { parseReportOptions } from '../src/report/report-options.js'
 import { type WrittenReport, writeReport } from '../src/report/write-report.js'
-import { VENDORS } from '../src/schemas/index.js'
+import { VENDORS } from '../src/schemas/vendors.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
 
 export default class Report extends SkillhouseCommand {
@@ -49,7 +48,7 @@ export default class Report extends SkillhouseCommand {
       depth: flags.depth,
       group_by: flags['group-by'],
     })
-    const spinner = this.interactive ? ora({ stream: process.stderr }).start('report') : undefined
+    const spinner = (await this.spinner())?.start('report')
     const written = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       writeReport(tenant, {
         ...options,

@@ -41,7 +41,7 @@ export default class Run extends SkillhouseCommand {
         `--inbox ${flags.inbox}: must be a folder that exists (the data files to ingest)`,
       )
     // A log of the nightly job shows each stage and ingest's rows/s even when it is no terminal.
-    const progress = this.progressReport(true)
+    const progress = await this.progressReport(true)
     const manifest = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       runNightly({
         tenant,

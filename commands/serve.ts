@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
-import { DEFAULT_RETRY_WINDOW_MS, LIMITS, MAX_RETRY_WINDOW_MS } from '../src/schemas/index.js'
+import { LIMITS } from '../src/schemas/limits.js'
+import { DEFAULT_RETRY_WINDOW_MS, MAX_RETRY_WINDOW_MS } from '../src/schemas/webhooks.js'
 import { DEFAULT_MAX_CONNECTIONS, startServer } from '../src/server/start-server.js'
 import { TenantRegistry } from '../src/tenants/tenant-registry.js'
 

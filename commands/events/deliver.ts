@@ -8,7 +8,7 @@ import {
   serialAccess,
 } from '../../src/events/webhook-delivery.js'
 import { webhookSender } from '../../src/events/webhook-sender.js'
-import { DEFAULT_RETRY_WINDOW_MS, MAX_RETRY_WINDOW_MS } from '../../src/schemas/index.js'
+import { DEFAULT_RETRY_WINDOW_MS, MAX_RETRY_WINDOW_MS } from '../../src/schemas/webhooks.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
 export default class EventsDeliver extends SkillhouseCommand {

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { type EventsExport, eventLines, exportEvents } from '../../src/events/outbox.js'
-import { EventsExportOptions } from '../../src/schemas/index.js'
+import { EventsExportOptions } from '../../src/schemas/events.js'
 import { parseInput } from '../../src/taxonomy/taxonomy-tenant.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 

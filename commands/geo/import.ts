@@ -1,5 +1,4 @@
 import { Args } from '@oclif/core'
-import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { importPostalCodes, type PostalImportSummary } from '../../src/geo/postal-codes.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
@@ -21,7 +20,7 @@ export default class GeoImport extends SkillhouseCommand {
 
   async run(): Promise<PostalImportSummary> {
     const { argv, flags } = await this.parse(GeoImport)
-    const spinner = this.interactive ? ora({ stream: process.stderr }) : undefined
+    const spinner = await this.spinner()
     const summary = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       importPostalCodes(tenant.database, argv as string[], {
         onFile: (path) => spinner?.start(`postal codes ← ${path}`),

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core'
-import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { exportAllJobs, matchJobs } from '../../src/matching/match-jobs.js'
 import {
@@ -8,7 +7,8 @@ import {
   readRequestFile,
   writeJobMatches,
 } from '../../src/matching/match-output.js'
-import { type JobMatchingResponse, VENDORS } from '../../src/schemas/index.js'
+import type { JobMatchingResponse } from '../../src/schemas/matching.js'
+import { VENDORS } from '../../src/schemas/vendors.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
 export default class MatchJobs extends SkillhouseCommand {
@@ -50,9 +50,7 @@ export default class MatchJobs extends SkillhouseCommand {
       external_vendor: flags['external-vendor'],
       vocab_language: flags['vocab-language'],
     }
-    const spinner = this.interactive
-      ? ora({ stream: process.stderr, text: 'matching jobs' }).start()
-      : undefined
+    const spinner = (await this.spinner('matching jobs'))?.start()
     const started = performance.now()
     const response = await withTenant(this.dataDir(flags), flags.tenant, async (tenant) =>
       flags['all-pages']

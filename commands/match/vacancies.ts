@@ -1,10 +1,10 @@
 import { Flags } from '@oclif/core'
-import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { readRequestFile, writeVacancyMatches } from '../../src/matching/match-output.js'
 import { matchAllEmployees, matchVacancies } from '../../src/matching/match-vacancies.js'
 import type { VacancyMatchingResponse } from '../../src/matching/vacancy-match-schema.js'
-import { VACANCY_MATCH_INCLUDES, VENDORS } from '../../src/schemas/index.js'
+import { VACANCY_MATCH_INCLUDES } from '../../src/schemas/matching.js'
+import { VENDORS } from '../../src/schemas/vendors.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
 interface BatchSummary {
@@ -77,9 +77,7 @@ export default class MatchVacancies extends SkillhouseCommand {
       if (!this.jsonEnabled()) process.stdout.write(`${JSON.stringify(response)}\n`)
       return response
     }
-    const spinner = this.interactive
-      ? ora({ stream: process.stderr, text: 'matching employees' }).start()
-      : undefined
+    const spinner = (await this.spinner('matching employees'))?.start()
     let done = 0
     const summary = await withTenant(dataDir, flags.tenant, (tenant) =>
       matchAllEmployees(tenant, body, query, (response) => {

@@ -8,7 +8,8 @@ import {
   orgExportJson,
 } from '../../src/analytics/org-export.js'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { type OrgNode, VENDORS } from '../../src/schemas/index.js'
+import type { OrgNode } from '../../src/schemas/analytics.js'
+import { VENDORS } from '../../src/schemas/vendors.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 import { writeFileAtomic } from '../../src/util/atomic-file.js'
 

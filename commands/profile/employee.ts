@@ -5,7 +5,7 @@ import {
   readSkillProfile,
   type SkillProfileResponse,
 } from '../../src/profiles/read-profile.js'
-import { VENDORS } from '../../src/schemas/index.js'
+import { VENDORS } from '../../src/schemas/vendors.js'
 import { requireVendor } from '../../src/taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../../src/taxonomy/vocabulary-languages.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { JOB_FAMILY_INCLUDES, readJobFamilyProfile } from '../../src/profiles/job-family-profile.js'
-import { type ExternalVendor, VENDORS } from '../../src/schemas/index.js'
+import { type ExternalVendor, VENDORS } from '../../src/schemas/vendors.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
 export default class ProfileJobFamily extends SkillhouseCommand {

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
-import ora from 'ora'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { type TaxonomyImportSummary, VENDORS, VOCABULARY_FORMATS } from '../../src/schemas/index.js'
+import { type TaxonomyImportSummary, VOCABULARY_FORMATS } from '../../src/schemas/taxonomy-operations.js'
+import { VENDORS } from '../../src/schemas/vendors.js'
 import { importTaxonomy } from '../../src/taxonomy/import-taxonomy.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
@@ -35,7 +35,7 @@ export default class TaxonomyImport extends SkillhouseCommand {
 
   async run(): Promise<TaxonomyImportSummary> {
     const { argv, flags } = await this.parse(TaxonomyImport)
-    const spinner = this.interactive ? ora({ stream: process.stderr }) : undefined
+    const spinner = await this.spinner()
     const summary = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
       importTaxonomy(
         tenant,

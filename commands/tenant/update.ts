@@ -1,7 +1,9 @@
 import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../../src/cli/base-command.js'
 import { errors } from '../../src/errors/skillhouse-error.js'
-import { type TenantSettings, VENDORS, VOCAB_LANGUAGES } from '../../src/schemas/index.js'
+import type { TenantSettings } from '../../src/schemas/tenant-settings.js'
+import { VENDORS } from '../../src/schemas/vendors.js'
+import { VOCAB_LANGUAGES } from '../../src/schemas/vocabulary-languages.js'
 import { updateTenant } from '../../src/tenants/tenant-service.js'
 
 export default class TenantUpdate extends SkillhouseCommand {

@@ -7,7 +7,7 @@ import {
   MAX_RETRY_WINDOW_MS,
   WEBHOOK_EVENT_TYPES,
   type WebhookSubscription,
-} from '../../src/schemas/index.js'
+} from '../../src/schemas/webhooks.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
 export default class WebhookAdd extends SkillhouseCommand {

@@ -1,6 +1,6 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { listSubscriptions } from '../../src/events/webhook-subscriptions.js'
-import type { WebhookSubscriptionList } from '../../src/schemas/index.js'
+import type { WebhookSubscriptionList } from '../../src/schemas/webhooks.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
 export default class WebhookList extends SkillhouseCommand {

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { replayDeliveries } from '../../src/events/webhook-subscriptions.js'
-import type { WebhookReplay } from '../../src/schemas/index.js'
+import type { WebhookReplay } from '../../src/schemas/webhooks.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 
 export default class WebhookReplayCommand extends SkillhouseCommand {

@@ -1,16 +1,13 @@
 import { createHash } from 'node:crypto'
-import { listValue } from '@duckdb/node-api'
 import type { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
-import {
-  DEFAULT_VENDOR,
-  type JobChangePreview,
-  JobChangePreviewRequest,
-  type VocabLanguage,
-} from '../schemas/index.js'
+import { type JobChangePreview, JobChangePreviewRequest } from '../schemas/analytics.js'
+import { DEFAULT_VENDOR } from '../schemas/vendors.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import { timestampValue } from '../store/sql-values.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { describeIssues, isoTime, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
+import { listValue } from '../vendor/duckdb.js'
 import {
   type DescriptionInputs,
   type DescriptionJob,

@@ -6,7 +6,7 @@ import {
   type OutputLanguage,
   SECTION_NAMES,
   type SectionName,
-} from '../schemas/index.js'
+} from '../schemas/analytics.js'
 
 /**
  * Generation of a job description from skill profiles and job architecture data: plain data in,

@@ -1,5 +1,6 @@
 import { errors } from '../errors/skillhouse-error.js'
-import { DEFAULT_VENDOR, type OrgNode } from '../schemas/index.js'
+import type { OrgNode } from '../schemas/analytics.js'
+import { DEFAULT_VENDOR } from '../schemas/vendors.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { requireVendor, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import { stringifyDeep } from './deep-json.js'

@@ -1,10 +1,7 @@
 import { errors } from '../errors/skillhouse-error.js'
-import {
-  DEFAULT_VENDOR,
-  type ExternalVendor,
-  type SkillGapEntry,
-  type VocabLanguage,
-} from '../schemas/index.js'
+import type { SkillGapEntry } from '../schemas/analytics.js'
+import { DEFAULT_VENDOR, type ExternalVendor } from '../schemas/vendors.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'

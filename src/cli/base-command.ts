@@ -1,7 +1,8 @@
 import { Command, Flags, type Interfaces } from '@oclif/core'
+import type { Ora } from 'ora'
 import { errors, isSkillhouseError } from '../errors/skillhouse-error.js'
 import { resolveDataDir } from '../tenants/data-directory.js'
-import { canDrawSpinner, ProgressReport } from './progress-report.js'
+import { canDrawSpinner, openSpinner, ProgressReport } from './progress-report.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof SkillhouseCommand)['baseFlags'] & T['flags']
@@ -42,10 +43,15 @@ export abstract class SkillhouseCommand extends Command {
    * seconds on a terminal that cannot draw one (width 0) or when `lines` asks for them (a log);
    * nothing with --json.
    */
-  protected progressReport(lines = false): ProgressReport {
-    if (this.jsonEnabled()) return new ProgressReport('quiet')
-    if (this.interactive) return new ProgressReport('spinner')
-    return new ProgressReport(lines || process.stderr.isTTY ? 'lines' : 'quiet')
+  protected progressReport(lines = false): Promise<ProgressReport> {
+    if (this.jsonEnabled()) return ProgressReport.open('quiet')
+    if (this.interactive) return ProgressReport.open('spinner')
+    return ProgressReport.open(lines || process.stderr.isTTY ? 'lines' : 'quiet')
+  }
+
+  /** A spinner on stderr, not started, where one can be drawn (see `interactive`); else none. */
+  protected async spinner(text?: string): Promise<Ora | undefined> {
+    return this.interactive ? openSpinner(process.stderr, text) : undefined
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {

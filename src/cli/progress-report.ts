@@ -1,4 +1,4 @@
-import ora, { type Ora } from 'ora'
+import type { Ora } from 'ora'
 
 /**
  * Narrowest terminal a spinner is drawn on. A terminal reporting fewer columns (a pty of width 0
@@ -28,11 +28,20 @@ export class ProgressReport {
   /** Whether the current stage showed a line of rows yet (its first one is shown at once). */
   private rowsShown = false
 
-  constructor(
+  private constructor(
     private readonly mode: 'spinner' | 'lines' | 'quiet',
-    private readonly stream: NodeJS.WriteStream = process.stderr,
+    private readonly stream: NodeJS.WriteStream,
+    spinner: Ora | undefined,
   ) {
-    this.spinner = mode === 'spinner' ? ora({ stream }) : undefined
+    this.spinner = spinner
+  }
+
+  /** A report in `mode`; ora is loaded only when a spinner is drawn (it costs start-up time). */
+  static async open(
+    mode: 'spinner' | 'lines' | 'quiet',
+    stream: NodeJS.WriteStream = process.stderr,
+  ): Promise<ProgressReport> {
+    return new ProgressReport(mode, stream, mode === 'spinner' ? await openSpinner(stream) : undefined)
   }
 
   /** A new stage (a file, a step of the run): shown at once. */
@@ -68,4 +77,10 @@ export class ProgressReport {
     this.lastLine = performance.now()
     this.stream.write(`progress ${text}\n`)
   }
+}
+
+/** An ora spinner on `stream`, not started; ora is imported here, when one is drawn. */
+export async function openSpinner(stream: NodeJS.WriteStream, text?: string): Promise<Ora> {
+  const { default: ora } = await import('ora')
+  return ora(text === undefined ? { stream } : { stream, text })
 }

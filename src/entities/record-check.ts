@@ -1,10 +1,11 @@
-import { listValue } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
 import type { EntityKind, Reference, ReferenceTarget } from '../ingest/entity-kinds.js'
 import { loadDefinitions } from '../ingest/reference-index.js'
 import { checkRow, type ReferenceLookup } from '../ingest/row-check.js'
-import type { PropertyType, TenantSettings } from '../schemas/index.js'
+import type { PropertyType } from '../schemas/custom-properties.js'
+import type { TenantSettings } from '../schemas/tenant-settings.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import { listValue } from '../vendor/duckdb.js'
 import { parseBody } from './input-issues.js'
 
 /** What checking and storing one record needs of a tenant. */

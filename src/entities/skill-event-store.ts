@@ -1,12 +1,12 @@
-import { listValue } from '@duckdb/node-api'
 import type { z } from 'zod'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { type EntityKind, entityKind } from '../ingest/entity-kinds.js'
 import { modelConfigurationProblems, type ReferenceLookup } from '../ingest/row-check.js'
 import type { EventInput } from '../profiles/evidence.js'
 import { endActiveWorkingHistory } from '../profiles/working-history.js'
-import { SkillEvent, SkillEventQuery } from '../schemas/index.js'
+import { SkillEvent, SkillEventQuery } from '../schemas/skill-events.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import { listValue } from '../vendor/duckdb.js'
 import { parseBody, parseQuery } from './input-issues.js'
 import {
   checkParsedRecord,

@@ -1,6 +1,6 @@
-import { DuckDBTimestampValue, listValue } from '@duckdb/node-api'
 import type { WebhookDeliverySettings } from '../schemas/webhooks.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import { DuckDBTimestampValue, listValue } from '../vendor/duckdb.js'
 import type { OutboxRow } from './outbox.js'
 import { effectivePolicy, type OwnPolicy } from './retry-policy.js'
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import { DuckDBTimestampValue, type DuckDBValue } from '@duckdb/node-api'
+import type { DuckDBValue } from '@duckdb/node-api'
 import { CloudEvent, ValidationError } from 'cloudevents'
 import { errors } from '../errors/skillhouse-error.js'
-import { CLOUD_EVENT_TYPES, type CloudEventType, type OutboxCloudEvent } from '../schemas/index.js'
+import { CLOUD_EVENT_TYPES, type CloudEventType, type OutboxCloudEvent } from '../schemas/events.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { AtomicWriteStream } from '../util/atomic-file.js'
+import { DuckDBTimestampValue } from '../vendor/duckdb.js'
 
 /** An event to append: its type (section 6.2), its source URL and its data object. */
 export interface OutboxEventInput {

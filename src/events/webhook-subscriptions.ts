@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { type DuckDBValue, listValue } from '@duckdb/node-api'
+import type { DuckDBValue } from '@duckdb/node-api'
 import { parseBody, parseQuery } from '../entities/input-issues.js'
 import { errors } from '../errors/skillhouse-error.js'
 import {
@@ -14,6 +14,7 @@ import {
   webhookUrlOf,
 } from '../schemas/webhooks.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import { listValue } from '../vendor/duckdb.js'
 import { queueEvents, stamp } from './delivery-log.js'
 import { sinceValue, typedEventSource } from './outbox.js'
 import { deliverySettings } from './retry-policy.js'

@@ -1,4 +1,4 @@
-import type { VocabularyDomainFile } from '../schemas/index.js'
+import type { VocabularyDomainFile } from '../schemas/vocabulary-file.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { LabelInput, SkillFacts } from './vocabulary-input.js'
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { VocabularyDomainFile } from '../schemas/index.js'
+import type { VocabularyDomainFile } from '../schemas/vocabulary-file.js'
 import { fixturesDir } from '../util/project-paths.js'
 
 export interface SampleSkill {

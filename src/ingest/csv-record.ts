@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { PropertyType } from '../schemas/index.js'
+import type { PropertyType } from '../schemas/custom-properties.js'
 
 /**
  * The CSV conventions of skillhouse's input files, applied with the zod schema as a guide:

@@ -1,17 +1,16 @@
 import type { z } from 'zod'
+import { CustomPropertyDefinitionRow, type CustomPropertyEntityType } from '../schemas/custom-properties.js'
 import {
   Company,
   Course,
-  CustomPropertyDefinitionRow,
-  type CustomPropertyEntityType,
   Employee,
   Job,
   JobFamily,
-  MatchFeedback,
   OrganisationalUnit,
-  SkillEventRow,
   Vacancy,
-} from '../schemas/index.js'
+} from '../schemas/entities.js'
+import { MatchFeedback } from '../schemas/matching.js'
+import { SkillEventRow } from '../schemas/skill-events.js'
 
 /** A table a reference can point at; `skills` means the tenant's skills of any vendor. */
 export type ReferenceTarget =

@@ -1,4 +1,5 @@
-import type { PropertyType, TenantSettings } from '../schemas/index.js'
+import type { PropertyType } from '../schemas/custom-properties.js'
+import type { TenantSettings } from '../schemas/tenant-settings.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { PhaseTimer } from '../util/phase-timer.js'
 import type { EntityKind, ReferenceTarget } from './entity-kinds.js'

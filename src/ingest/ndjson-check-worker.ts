@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
-import type { PropertyType } from '../schemas/index.js'
+import type { PropertyType } from '../schemas/custom-properties.js'
 import { csvCellsToRecord } from './csv-record.js'
 import { type EntityKind, entityKind } from './entity-kinds.js'
 import { type FastParse, fastParseOf } from './fast-parse.js'

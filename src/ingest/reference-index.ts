@@ -1,4 +1,4 @@
-import type { PropertyType } from '../schemas/index.js'
+import type { PropertyType } from '../schemas/custom-properties.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
 

@@ -1,11 +1,7 @@
 import type { z } from 'zod'
-import {
-  checkCustomProperties,
-  MODERN_EVENT_TYPES,
-  type PropertyType,
-  supportsModernEvents,
-  type TenantSettings,
-} from '../schemas/index.js'
+import { checkCustomProperties, type PropertyType } from '../schemas/custom-properties.js'
+import { MODERN_EVENT_TYPES } from '../schemas/skill-events.js'
+import { supportsModernEvents, type TenantSettings } from '../schemas/tenant-settings.js'
 import { MALFORMED_TEXT, malformedText } from '../util/malformed-text.js'
 import type { EntityKind, Reference, ReferenceTarget } from './entity-kinds.js'
 import { fastParseOf } from './fast-parse.js'

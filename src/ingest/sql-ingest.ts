@@ -1,4 +1,6 @@
-import { LIMITS, MODERN_EVENT_TYPES, supportsModernEvents, type TenantSettings } from '../schemas/index.js'
+import { LIMITS } from '../schemas/limits.js'
+import { MODERN_EVENT_TYPES } from '../schemas/skill-events.js'
+import { supportsModernEvents, type TenantSettings } from '../schemas/tenant-settings.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
 import type { FileFacts, IngestPath } from './ingest-types.js'

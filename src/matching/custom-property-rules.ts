@@ -1,4 +1,4 @@
-import type { CustomProperties, PropertyType } from '../schemas/index.js'
+import type { CustomProperties, PropertyType } from '../schemas/custom-properties.js'
 import type { ProblemList } from './request-issues.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { ExternalVendor } from '../schemas/index.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { HeldProfiles, JobIndex, JobMatchData, Postings, WeightedJobs } from './job-match-data.js'
 import { persistedIndexGeneration, persistedJobIndex, persistJobIndex } from './persisted-job-index.js'

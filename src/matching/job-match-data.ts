@@ -1,4 +1,4 @@
-import type { ExternalVendor } from '../schemas/index.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import type { ScoringFeatures } from './scoring-model.js'
 
 /**

@@ -1,4 +1,8 @@
-import type { CustomProperties, CustomPropertyEntityType, PropertyType } from '../schemas/index.js'
+import type {
+  CustomProperties,
+  CustomPropertyEntityType,
+  PropertyType,
+} from '../schemas/custom-properties.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { compilePropertyRule, type Props } from './custom-property-rules.js'
 import { forEachRow } from './profile-columns.js'

@@ -1,13 +1,9 @@
 import { availableParallelism } from 'node:os'
 import { errors } from '../errors/skillhouse-error.js'
-import {
-  type ExternalVendor,
-  JobMatchingRequest,
-  type JobMatchingResponse,
-  ResponseFormat,
-  type TenantSettings,
-  type VocabLanguage,
-} from '../schemas/index.js'
+import { JobMatchingRequest, type JobMatchingResponse, ResponseFormat } from '../schemas/matching.js'
+import type { TenantSettings } from '../schemas/tenant-settings.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
-import type { JobMatchingResponse } from '../schemas/index.js'
+import type { JobMatchingResponse } from '../schemas/matching.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
 import type { VacancyMatchingResponse } from './vacancy-match-schema.js'
 

@@ -1,11 +1,9 @@
 import { errors } from '../errors/skillhouse-error.js'
-import {
-  ExternalId,
-  type ExternalVendor,
-  LIMITS,
-  VacancyMatchingRequest,
-  type VocabLanguage,
-} from '../schemas/index.js'
+import { ExternalId } from '../schemas/common.js'
+import { LIMITS } from '../schemas/limits.js'
+import { VacancyMatchingRequest } from '../schemas/matching.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'

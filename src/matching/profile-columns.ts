@@ -1,5 +1,5 @@
 import type { DuckDBValue } from '@duckdb/node-api'
-import type { ExternalVendor } from '../schemas/index.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import type { SqlParams, TenantDatabase } from '../store/tenant-database.js'
 
 /**

@@ -1,5 +1,6 @@
 import { EARTH_RADIUS_KM, haversineKm } from '../geo/haversine.js'
-import { type Employee, LIMITS } from '../schemas/index.js'
+import type { Employee } from '../schemas/entities.js'
+import { LIMITS } from '../schemas/limits.js'
 import { heldProfiles, invert } from './job-index.js'
 import type { JobMatchData } from './job-match-data.js'
 import { type MatchingTenant, scoreJobs } from './match-jobs.js'

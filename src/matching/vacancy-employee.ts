@@ -1,5 +1,6 @@
 import { errors } from '../errors/skillhouse-error.js'
-import type { Employee, ExternalVendor } from '../schemas/index.js'
+import type { Employee } from '../schemas/entities.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { VacancyIndex } from './vacancy-index.js'
 

@@ -1,4 +1,5 @@
-import { LIMITS, type VacancyMatchFilter } from '../schemas/index.js'
+import { LIMITS } from '../schemas/limits.js'
+import type { VacancyMatchFilter } from '../schemas/matching.js'
 import { compilePropertyRule, isCustomPropertyRule } from './custom-property-rules.js'
 import { lastUpdatedTest } from './match-filters.js'
 import { languageWithinTolerance } from './scoring-model.js'

@@ -1,5 +1,6 @@
 import { PostalCodeTable } from '../geo/postal-codes.js'
-import type { ExternalVendor, LanguageLevel, LocationOrAddress } from '../schemas/index.js'
+import type { LanguageLevel, LocationOrAddress } from '../schemas/common.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { Props } from './custom-property-rules.js'
 import { weighJobs } from './job-index.js'

@@ -1,16 +1,14 @@
-import { z } from 'zod'
+import { ExternalId, IsoDate, LocationOrAddress } from '../schemas/common.js'
+import { CustomProperties } from '../schemas/custom-properties.js'
+import { LIMITS } from '../schemas/limits.js'
 import {
-  CustomProperties,
-  ExternalId,
-  IsoDate,
-  LIMITS,
-  LocationOrAddress,
   MatchExplanation,
   MatchFeedback,
   ResponseFormat,
-  SKILL_EVENT_TYPES,
   VACANCY_MATCH_INCLUDES,
-} from '../schemas/index.js'
+} from '../schemas/matching.js'
+import { SKILL_EVENT_TYPES } from '../schemas/skill-events.js'
+import { z } from '../vendor/zod.js'
 
 /**
  * Section 4.11, `POST /employees/{employee_external_id}/matching_vacancies` (docs/api.md), whose

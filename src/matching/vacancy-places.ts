@@ -1,6 +1,6 @@
 import { haversineKm } from '../geo/haversine.js'
 import { countryHasPostalCodes, lookupPostalCode, unknownPostalCodeMessage } from '../geo/postal-codes.js'
-import type { LocationOrAddress } from '../schemas/index.js'
+import type { LocationOrAddress } from '../schemas/common.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { ProblemList } from './request-issues.js'
 import type { EmployeeForMatching } from './vacancy-employee.js'

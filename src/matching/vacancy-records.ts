@@ -1,7 +1,7 @@
-import { listValue } from '@duckdb/node-api'
-import type { VocabLanguage } from '../schemas/index.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { SkillNames } from '../taxonomy/skill-names.js'
+import { listValue } from '../vendor/duckdb.js'
 import { weightedTargetSkills } from './job-index.js'
 import { explanation } from './match-jobs.js'
 import {

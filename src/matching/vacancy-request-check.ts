@@ -1,4 +1,4 @@
-import type { VacancyMatchingRequest } from '../schemas/index.js'
+import type { VacancyMatchingRequest } from '../schemas/matching.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EmployeeEvidence, EmployeeForMatching } from './vacancy-employee.js'
 import { type GeoFiltering, type VacancyFilter, vacancyFilters } from './vacancy-filters.js'

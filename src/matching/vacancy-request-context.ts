@@ -1,4 +1,4 @@
-import type { VacancyMatchingRequest } from '../schemas/index.js'
+import type { VacancyMatchingRequest } from '../schemas/matching.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { isCustomPropertyRule, type Props, type RuleContext } from './custom-property-rules.js'
 import { propertyDefinitions } from './match-filters.js'

@@ -1,4 +1,4 @@
-import type { VacancyMatchWeight } from '../schemas/index.js'
+import type { VacancyMatchWeight } from '../schemas/matching.js'
 import { compilePropertyRule, isCustomPropertyRule } from './custom-property-rules.js'
 import {
   distanceScore,

@@ -7,13 +7,8 @@ import { exportJWK, generateKeyPair } from 'jose'
 import type { z } from 'zod'
 import { readEvents } from '../events/outbox.js'
 import { runDemo } from '../pipeline/demo-tenant.js'
-import {
-  CLOUD_EVENT_TYPES,
-  type CloudEventType,
-  cloudEventOf,
-  ErrorBody,
-  TokenResponse,
-} from '../schemas/index.js'
+import { CLOUD_EVENT_TYPES, type CloudEventType, cloudEventOf } from '../schemas/events.js'
+import { ErrorBody, TokenResponse } from '../schemas/server.js'
 import { apiRoutes } from '../server/api-routes.js'
 import { mintLocalToken } from '../server/oauth-clients.js'
 import { silentLogger } from '../server/request-log.js'

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { z } from 'zod'
 import { fixturesDir } from '../util/project-paths.js'
+import { z } from '../vendor/zod.js'
 
 /**
  * The examples of the OpenAPI document: real requests to a real server over the demo tenant and

@@ -6,7 +6,6 @@ import {
   type ResponseConfig,
   zodToOpenAPIRegistry,
 } from '@asteasolutions/zod-to-openapi'
-import { z } from 'zod'
 import { VacancyMatchingResponse } from '../matching/vacancy-match-schema.js'
 import * as schemas from '../schemas/index.js'
 import { SCOPES } from '../server/access-tokens.js'
@@ -15,6 +14,7 @@ import { apiRoutes } from '../server/api-routes.js'
 import { DEFAULT_SERVER_ORIGIN } from '../tenants/tenant-service.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
 import { projectRoot } from '../util/project-paths.js'
+import { z } from '../vendor/zod.js'
 import { type ErrorExample, type ExamplesFile, loadExamples } from './examples-file.js'
 import { DOC_ERROR_STATUSES, type DocErrorStatus, type RouteDoc, TAGS } from './route-docs.js'
 

@@ -1,8 +1,8 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
-import { REGIONS, Region, TenantName } from '../schemas/index.js'
+import { REGIONS, Region, TenantName } from '../schemas/tenant-settings.js'
+import { z } from '../vendor/zod.js'
 import { type OpenApiDocument, openApiDocument } from './openapi-document.js'
 import { type RunningPrism, startPrism } from './prism-process.js'
 

@@ -1,13 +1,12 @@
-import { z } from 'zod'
+import { ExternalId } from '../schemas/common.js'
+import { TaxonomyInclude } from '../schemas/taxonomy-operations.js'
+import { DEFAULT_VENDOR, ExternalVendor } from '../schemas/vendors.js'
 import {
-  DEFAULT_VENDOR,
   DEFAULT_VOCAB_LANGUAGE,
-  ExternalId,
-  ExternalVendor,
-  TaxonomyInclude,
   VOCAB_LANGUAGE_VALUES,
   VocabLanguageInput,
-} from '../schemas/index.js'
+} from '../schemas/vocabulary-languages.js'
+import { z } from '../vendor/zod.js'
 
 /**
  * The words the routes' documentation is written in: each route below a tenant's base URL

@@ -1,5 +1,5 @@
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
-import type { GovernedSkill } from '../schemas/index.js'
+import type { GovernedSkill } from '../schemas/entities.js'
 import type { DerivedProfile, ProfileSkill } from './employee-profile.js'
 
 const round = (value: number) => Math.round(value * 10_000) / 10_000

@@ -1,16 +1,16 @@
-import { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
-import {
-  ExternalVendor,
-  type JobFamilyProfileHierarchy,
-  type JobFamilyProfileList,
-  type JobFamilySkillEntry,
-  type VocabLanguage,
-} from '../schemas/index.js'
+import type {
+  JobFamilyProfileHierarchy,
+  JobFamilyProfileList,
+  JobFamilySkillEntry,
+} from '../schemas/profiles.js'
+import { ExternalVendor } from '../schemas/vendors.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
+import { z } from '../vendor/zod.js'
 
 export const JOB_FAMILY_INCLUDES = [
   'proficiency_level',
@@ -94,7 +94,11 @@ export async function readJobFamilyProfile(
       )
     ).map((row) => [row.external_id, row.domain_name]),
   )
-  const names = await SkillNames.load(database, vendor)
+  const names = await SkillNames.load(
+    database,
+    vendor,
+    rows.map((row) => row.skill_id as string),
+  )
   const domainOf = (row: Row): Domain => {
     const id =
       query.domain_namespace === 'vendor_default'

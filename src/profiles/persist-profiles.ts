@@ -1,7 +1,7 @@
-import { listValue } from '@duckdb/node-api'
 import { appendEvents, eventSource, type OutboxEventInput } from '../events/outbox.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { PhaseTimer } from '../util/phase-timer.js'
+import { listValue } from '../vendor/duckdb.js'
 import type { DerivedProfile } from './employee-profile.js'
 import { addProfileRow, emptyProfileRows, PROFILE_SKILL_COLUMNS, type ProfileRows } from './profile-rows.js'
 

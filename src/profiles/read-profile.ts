@@ -1,5 +1,7 @@
 import { errors } from '../errors/skillhouse-error.js'
-import type { ExternalVendor, SkillProfileResponse, VocabLanguage } from '../schemas/index.js'
+import type { SkillProfileResponse } from '../schemas/profiles.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 
@@ -58,7 +60,11 @@ export async function readSkillProfile(
      ORDER BY p.validation_state = 'validated' DESC, p.score DESC, p.skill_id`,
     [owner, id, query.external_vendor],
   )
-  const names = await SkillNames.load(database, query.external_vendor)
+  const names = await SkillNames.load(
+    database,
+    query.external_vendor,
+    rows.map((row) => row.skill_id),
+  )
   return {
     external_id: id,
     external_vendor: query.external_vendor,

@@ -1,5 +1,5 @@
-import { listValue } from '@duckdb/node-api'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import { listValue } from '../vendor/duckdb.js'
 
 /**
  * The option that ends active working history (4.2, section 3 rule 3): every working_history

@@ -1,5 +1,7 @@
 import { exportAllJobs } from '../matching/match-jobs.js'
-import { type ExternalVendor, LIMITS, type VocabLanguage } from '../schemas/index.js'
+import { LIMITS } from '../schemas/limits.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import type { SkillNames } from '../taxonomy/skill-names.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import type { BenchJob, BenchStrength, Section } from './report-model.js'

@@ -1,5 +1,5 @@
 import { basename } from 'node:path'
-import type { ExternalVendor } from '../schemas/index.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { DataQuality } from './report-model.js'
 

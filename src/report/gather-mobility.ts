@@ -1,6 +1,7 @@
 import { skillGap } from '../analytics/skill-gap.js'
 import { vacancyCandidates } from '../matching/vacancy-candidates.js'
-import type { ExternalVendor, VocabLanguage } from '../schemas/index.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import type { SkillNames } from '../taxonomy/skill-names.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import type { Mobility, MobilityVacancy, Section } from './report-model.js'

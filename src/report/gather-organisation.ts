@@ -1,6 +1,7 @@
 import type { OrgExport } from '../analytics/org-export.js'
 import { forEachRow } from '../matching/profile-columns.js'
-import type { ExternalVendor, OrgNode } from '../schemas/index.js'
+import type { OrgNode } from '../schemas/analytics.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import type { HeatmapUnit, OrganisationHeatmap, Section } from './report-model.js'

@@ -1,6 +1,6 @@
 import type { OrgExport } from '../analytics/org-export.js'
 import { readState } from '../profiles/derive-state.js'
-import type { ExternalVendor } from '../schemas/index.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import type { TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import type { Overview } from './report-model.js'
 import type { SkillHolders } from './skill-holders.js'

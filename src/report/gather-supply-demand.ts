@@ -1,4 +1,5 @@
-import type { ExternalVendor, VocabLanguage } from '../schemas/index.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { SkillNames } from '../taxonomy/skill-names.js'
 import type { Section, SupplyDemand, SupplyDemandSkill } from './report-model.js'

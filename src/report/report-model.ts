@@ -1,4 +1,5 @@
-import type { ExternalVendor, VocabLanguage } from '../schemas/index.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 
 /**
  * What the report says, section by section, as plain data: gathered from the tenant by the

@@ -1,6 +1,6 @@
-import { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
-import { IsoDate } from '../schemas/index.js'
+import { IsoDate } from '../schemas/common.js'
+import { z } from '../vendor/zod.js'
 
 /** What `skillhouse report` is asked for; flags map onto it one to one. */
 export const ReportOptions = z.strictObject({

@@ -1,4 +1,4 @@
-import type { VocabLanguage } from '../schemas/index.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import type { SkillNames } from '../taxonomy/skill-names.js'
 
 /** How the notice of every section that needs derived skill profiles begins. */

@@ -1,5 +1,5 @@
 import { meetsLevel } from '../analytics/gap-rule.js'
-import type { ExternalVendor } from '../schemas/index.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 
 /**

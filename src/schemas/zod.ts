@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import { describeValue } from '../util/describe-value.js'
+import { z } from '../vendor/zod.js'
 
 /**
  * zod as every schema of ours uses it: with messages that say what would be valid and what was

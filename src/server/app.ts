@@ -4,7 +4,9 @@ import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { hasBacklog } from '../events/delivery-log.js'
 import { type DeliveryDependencies, WebhookDeliveryLoop } from '../events/webhook-delivery.js'
 import { deriveProfiles } from '../profiles/derive.js'
-import { LIMITS, ServerOrigin, type WebhookDeliverySettings } from '../schemas/index.js'
+import { LIMITS } from '../schemas/limits.js'
+import { ServerOrigin } from '../schemas/server.js'
+import type { WebhookDeliverySettings } from '../schemas/webhooks.js'
 import {
   type JwksSource,
   jwksTokenVerifier,

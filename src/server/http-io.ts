@@ -1,6 +1,6 @@
-import { ZodError } from 'zod'
 import { classifyIssues, inputError } from '../entities/input-issues.js'
 import { errors, isSkillhouseError, type SkillhouseError } from '../errors/skillhouse-error.js'
+import { ZodError } from '../vendor/zod.js'
 
 /**
  * Reading request bodies and writing responses: the one place that turns a thrown error into the

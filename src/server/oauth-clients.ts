@@ -1,5 +1,5 @@
 import { errors } from '../errors/skillhouse-error.js'
-import type { TokenResponse } from '../schemas/index.js'
+import type { TokenResponse } from '../schemas/server.js'
 import {
   newOAuthClient,
   type OAuthClient,

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type CryptoKey, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose'
-import { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
 import { ensureDataDir } from '../tenants/data-directory.js'
+import { z } from '../vendor/zod.js'
 
 /** The algorithm of the server's own tokens: ES256 works in every WebCrypto, Node 20's included. */
 export const SIGNING_ALGORITHM = 'ES256'

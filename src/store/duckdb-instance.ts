@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module'
-import { DuckDBInstance } from '@duckdb/node-api'
+import { DuckDBInstance, textAccessors } from '../vendor/duckdb.js'
 
 /** Extensions never autoload or install: nothing is downloaded at run time. */
 export const OFFLINE_OPTIONS = {
@@ -32,8 +31,5 @@ let kept = false
 function keepByteOrderMarks(): void {
   if (kept) return
   kept = true
-  const accessors = createRequire(import.meta.url)('@duckdb/node-api/lib/vectors/dataAccessors.js') as {
-    textDecoder?: { decode(bytes: Uint8Array): string }
-  }
-  if (accessors.textDecoder) accessors.textDecoder = new TextDecoder('utf-8', { ignoreBOM: true })
+  if (textAccessors.textDecoder) textAccessors.textDecoder = new TextDecoder('utf-8', { ignoreBOM: true })
 }

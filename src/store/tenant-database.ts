@@ -1,16 +1,14 @@
 import { existsSync } from 'node:fs'
-import {
-  type DuckDBAppender,
-  type DuckDBConnection,
-  type DuckDBInstance,
-  DuckDBListValue,
-  type DuckDBPreparedStatement,
-  type DuckDBType,
-  type DuckDBValue,
-  LIST,
-  VARCHAR,
+import type {
+  DuckDBAppender,
+  DuckDBConnection,
+  DuckDBInstance,
+  DuckDBPreparedStatement,
+  DuckDBType,
+  DuckDBValue,
 } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
+import { DuckDBListValue, LIST, VARCHAR } from '../vendor/duckdb.js'
 import { createDuckDBInstance } from './duckdb-instance.js'
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations.js'
 import { describeRun, readRunStatus } from './run-status.js'

@@ -1,12 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { SkillType } from '../schemas/taxonomy.js'
 import {
   REQUIRED_NAME_LANGUAGES,
-  type SkillType,
-  type VocabLanguage,
   VocabularyDomainFile,
   type VocabularySkill,
-} from '../schemas/index.js'
+} from '../schemas/vocabulary-file.js'
+import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 
 /** One thing wrong with a vocabulary: the file, where in it (a JSON path), and what. */
 export interface VocabularyProblem {

@@ -6,7 +6,7 @@ import {
   CustomPropertyEntityType,
   checkCustomProperties,
   type PropertyType,
-} from '../schemas/index.js'
+} from '../schemas/custom-properties.js'
 import {
   hasPropertyDefinition,
   insertPropertyDefinition,

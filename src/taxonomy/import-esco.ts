@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto'
 import { readdirSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
+import type { SkillType } from '../schemas/taxonomy.js'
+import type { TaxonomyImportSummary } from '../schemas/taxonomy-operations.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import {
-  type ExternalVendor,
   isLanguageAllowedForVendor,
-  type SkillType,
-  type TaxonomyImportSummary,
   toVocabLanguage,
   type VocabLanguage,
-} from '../schemas/index.js'
+} from '../schemas/vocabulary-languages.js'
 import { type CsvTable, type CsvTableReader, withCsvReader } from './csv-table.js'
 import { importVocabulary, type VocabularyEntities, type VocabularyEntrySkill } from './import-vocabulary.js'
 import {

@@ -2,15 +2,15 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
 import { csvCellsToRecord } from '../ingest/csv-record.js'
+import { Skill } from '../schemas/taxonomy.js'
+import type { TaxonomyImportSummary } from '../schemas/taxonomy-operations.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
+import { VocabularyDomainFile } from '../schemas/vocabulary-file.js'
 import {
-  type ExternalVendor,
   isLanguageAllowedForVendor,
-  Skill,
-  type TaxonomyImportSummary,
   toVocabLanguage,
   type VocabLanguage,
-  VocabularyDomainFile,
-} from '../schemas/index.js'
+} from '../schemas/vocabulary-languages.js'
 import { withCsvReader } from './csv-table.js'
 import {
   importVocabulary,

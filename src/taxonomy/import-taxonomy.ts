@@ -1,6 +1,10 @@
 import { readdirSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
-import { TaxonomyImportOptions, type TaxonomyImportSummary, type VocabularyFormat } from '../schemas/index.js'
+import {
+  TaxonomyImportOptions,
+  type TaxonomyImportSummary,
+  type VocabularyFormat,
+} from '../schemas/taxonomy-operations.js'
 import { importEsco, isEscoFileName } from './import-esco.js'
 import { importSkillhouse } from './import-skillhouse.js'
 import { parseInput, type TaxonomyTenant } from './taxonomy-tenant.js'

@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { DuckDBAppender } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
-import {
-  DEFAULT_VOCAB_LANGUAGE,
-  type ExternalVendor,
-  type LevelCounts,
-  type Skill,
-  type SkillType,
-  type VocabLanguage,
-  type VocabularyDomainFile,
-} from '../schemas/index.js'
+import type { Skill, SkillType } from '../schemas/taxonomy.js'
+import type { LevelCounts } from '../schemas/taxonomy-operations.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
+import type { VocabularyDomainFile } from '../schemas/vocabulary-file.js'
+import { DEFAULT_VOCAB_LANGUAGE, type VocabLanguage } from '../schemas/vocabulary-languages.js'
 import { timestampValue } from '../store/sql-values.js'
 import {
   deleteLevelRows,

@@ -1,10 +1,11 @@
+import type { ExternalVendor } from '../schemas/vendors.js'
 import {
   DEFAULT_VOCAB_LANGUAGE,
-  type ExternalVendor,
   VOCAB_LANGUAGES,
   type VocabLanguage,
-} from '../schemas/index.js'
+} from '../schemas/vocabulary-languages.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
+import { listValue } from '../vendor/duckdb.js'
 
 /**
  * The languages tried, in order, for a display name in `language`: the language itself, then
@@ -81,11 +82,22 @@ export class SkillNames {
     }
   }
 
-  /** Loads every display name of `vendor`'s skills (vocabulary and custom) from a tenant database. */
-  static async load(database: TenantDatabase, vendor: ExternalVendor): Promise<SkillNames> {
+  /**
+   * Loads the display names of `vendor`'s skills (vocabulary and custom) from a tenant database:
+   * of every skill, or of `skills` only (one profile's, say: a skill's names do not depend on
+   * the others', and a vocabulary holds thousands).
+   */
+  static async load(
+    database: TenantDatabase,
+    vendor: ExternalVendor,
+    skills?: readonly string[],
+  ): Promise<SkillNames> {
     const rows = await database.all<{ skill_id: string; language: string; label: string }>(
-      `SELECT skill_id, language, label FROM skill_labels WHERE external_vendor = $1 AND kind = 'name'`,
-      [vendor],
+      skills === undefined
+        ? `SELECT skill_id, language, label FROM skill_labels WHERE external_vendor = $1 AND kind = 'name'`
+        : `SELECT skill_id, language, label FROM skill_labels
+           WHERE external_vendor = $1 AND kind = 'name' AND list_contains($2, skill_id)`,
+      skills === undefined ? [vendor] : [vendor, listValue([...skills])],
     )
     return new SkillNames(rows)
   }

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto'
 import type { DuckDBValue } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
 import { appendEvents, type OutboxEventInput, typedEventSource } from '../events/outbox.js'
+import type { CloudEventType } from '../schemas/events.js'
 import {
-  type CloudEventType,
-  type ExternalVendor,
   type TaxonomyChange,
-  type TaxonomyChangesPage,
   TaxonomyChangesRequest,
   type TaxonomyOperationType,
-} from '../schemas/index.js'
+} from '../schemas/taxonomy.js'
+import type { TaxonomyChangesPage } from '../schemas/taxonomy-operations.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import { timestampValue } from '../store/sql-values.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { type EventContext, isoTime, parseRequestBody } from './taxonomy-tenant.js'

@@ -1,11 +1,8 @@
 import { errors } from '../errors/skillhouse-error.js'
-import {
-  type CustomProperties,
-  type ExternalVendor,
-  type TaxonomyChange,
-  TaxonomyInclude,
-  type TaxonomyOperationType,
-} from '../schemas/index.js'
+import type { CustomProperties } from '../schemas/custom-properties.js'
+import type { TaxonomyChange, TaxonomyOperationType } from '../schemas/taxonomy.js'
+import { TaxonomyInclude } from '../schemas/taxonomy-operations.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import { recordTaxonomyChange, type SkillChangeIds } from './taxonomy-changes.js'
 import { eventContextOf, parseInput, type TaxonomyTenant } from './taxonomy-tenant.js'
 

@@ -1,22 +1,23 @@
 import type { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
+import type { CustomProperties, CustomPropertyEntityType } from '../schemas/custom-properties.js'
 import {
   type CollectionMetric,
-  type CustomProperties,
-  type CustomPropertyEntityType,
   Domain,
-  DomainPatch,
-  type DomainResponse,
-  type ExternalVendor,
   SkillCluster,
-  SkillClusterPatch,
-  type SkillClusterResponse,
   Subdomain,
-  SubdomainPatch,
   type SubdomainResponse,
   type TaxonomyChange,
   type TaxonomyOperationType,
-} from '../schemas/index.js'
+} from '../schemas/taxonomy.js'
+import {
+  DomainPatch,
+  type DomainResponse,
+  SkillClusterPatch,
+  type SkillClusterResponse,
+  SubdomainPatch,
+} from '../schemas/taxonomy-operations.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import {
   childIds,
   deleteLevelRow,

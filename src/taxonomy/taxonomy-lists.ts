@@ -1,5 +1,6 @@
 import { parseQuery } from '../entities/input-issues.js'
-import { type ExternalVendor, PageQuery } from '../schemas/index.js'
+import { PageQuery } from '../schemas/common.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import { type PagedTable, pageIds } from '../store/taxonomy/page-ids.js'
 import type { TaxonomyGetOptions } from './taxonomy-entity.js'
 import { getDomain, getSkillCluster, getSubdomain } from './taxonomy-levels.js'

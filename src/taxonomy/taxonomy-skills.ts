@@ -1,14 +1,12 @@
 import { errors } from '../errors/skillhouse-error.js'
+import { Skill, type TaxonomyChange } from '../schemas/taxonomy.js'
+import { type SkillDetailResponse, SkillPatch } from '../schemas/taxonomy-operations.js'
+import type { ExternalVendor } from '../schemas/vendors.js'
 import {
   DEFAULT_VOCAB_LANGUAGE,
-  type ExternalVendor,
-  Skill,
-  type SkillDetailResponse,
-  SkillPatch,
-  type TaxonomyChange,
   VOCAB_LANGUAGES,
   type VocabLanguage,
-} from '../schemas/index.js'
+} from '../schemas/vocabulary-languages.js'
 import {
   deleteSkillRows,
   findSkillRows,

@@ -1,7 +1,8 @@
 import type { z } from 'zod'
 import { classifyIssues } from '../entities/input-issues.js'
 import { errors } from '../errors/skillhouse-error.js'
-import { type ExternalVendor, type TenantSettings, VENDORS } from '../schemas/index.js'
+import type { TenantSettings } from '../schemas/tenant-settings.js'
+import { type ExternalVendor, VENDORS } from '../schemas/vendors.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { MALFORMED_TEXT, malformedText } from '../util/malformed-text.js'
 

@@ -1,15 +1,14 @@
 import type { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
+import type { VocabularyLanguagesResponse } from '../schemas/taxonomy.js'
+import { type ExternalVendor, VENDORS } from '../schemas/vendors.js'
 import {
   DEFAULT_VOCAB_LANGUAGE,
-  type ExternalVendor,
   isLanguageAllowedForVendor,
   toVocabLanguage,
-  VENDORS,
   VOCAB_LANGUAGES,
   type VocabLanguage,
-  type VocabularyLanguagesResponse,
-} from '../schemas/index.js'
+} from '../schemas/vocabulary-languages.js'
 import { nameFallbacks } from './skill-names.js'
 import type { TaxonomyTenant } from './taxonomy-tenant.js'
 

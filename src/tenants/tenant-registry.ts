@@ -1,10 +1,10 @@
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
-import { TenantSettings } from '../schemas/index.js'
+import { TenantSettings } from '../schemas/tenant-settings.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
 import { withFileLockSync } from '../util/file-lock.js'
+import { z } from '../vendor/zod.js'
 import { ensureDataDir, tenantsFile } from './data-directory.js'
 
 export const OAuthClient = z.object({

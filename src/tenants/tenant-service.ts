@@ -1,12 +1,8 @@
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
-import {
-  DEFAULT_VOCAB_LANGUAGES,
-  TenantSettings,
-  type TenantSettings as TenantSettingsType,
-  VENDOR_A_ONLY_LANGUAGES,
-} from '../schemas/index.js'
+import { TenantSettings, type TenantSettings as TenantSettingsType } from '../schemas/tenant-settings.js'
+import { DEFAULT_VOCAB_LANGUAGES, VENDOR_A_ONLY_LANGUAGES } from '../schemas/vocabulary-languages.js'
 import { describeRun, readRunStatus } from '../store/run-status.js'
 import { TenantDatabase } from '../store/tenant-database.js'
 import { ensureDataDir, tenantDatabaseFile } from './data-directory.js'

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import { getJobChangePreview, previewJobChange } from '../../analytics/job-change-preview.js'
 import { exportOrganisation, orgExportJson } from '../../analytics/org-export.js'
 import { skillGap } from '../../analytics/skill-gap.js'
@@ -12,16 +11,16 @@ import {
   ProfileQuery,
 } from '../../openapi/route-docs.js'
 import {
-  ExternalId,
   JobChangePreview,
   JobChangePreviewRequest,
   JobChangePreviewResponse,
   OrgExportQuery,
   OrgExportResponse,
-  SkillEvent,
-  SkillEventQuery,
   SkillGapResponse,
-} from '../../schemas/index.js'
+} from '../../schemas/analytics.js'
+import { ExternalId } from '../../schemas/common.js'
+import { SkillEvent, SkillEventQuery } from '../../schemas/skill-events.js'
+import { z } from '../../vendor/zod.js'
 import type { ApiRoute } from '../api-route.js'
 import type { SkillEventBatcher } from '../skill-event-batcher.js'
 import { noContent, ok, vendorOf } from './route-answers.js'

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import { ENTITY_COLLECTIONS, type EntityCollection } from '../../entities/entity-collections.js'
 import {
   createEntity,
@@ -17,6 +16,7 @@ import {
   type TagName,
   words,
 } from '../../openapi/route-docs.js'
+import { PageQuery, pageOf } from '../../schemas/common.js'
 import {
   Company,
   Course,
@@ -24,10 +24,9 @@ import {
   Job,
   JobFamily,
   OrganisationalUnit,
-  PageQuery,
-  pageOf,
   Vacancy,
-} from '../../schemas/index.js'
+} from '../../schemas/entities.js'
+import { z } from '../../vendor/zod.js'
 import type { ApiRoute, RouteContext } from '../api-route.js'
 import { noContent, ok } from './route-answers.js'
 

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import {
   BASE_ERRORS,
   BODY_ERRORS,
@@ -7,11 +6,12 @@ import {
   jsonSuccess,
   pascal,
 } from '../../openapi/route-docs.js'
-import { CUSTOM_PROPERTY_ENTITY_TYPES, CustomPropertyDefinition } from '../../schemas/index.js'
+import { CUSTOM_PROPERTY_ENTITY_TYPES, CustomPropertyDefinition } from '../../schemas/custom-properties.js'
 import {
   createCustomPropertyDefinition,
   listCustomPropertyDefinitions,
 } from '../../taxonomy/taxonomy-operations.js'
+import { z } from '../../vendor/zod.js'
 import type { ApiRoute } from '../api-route.js'
 import { checked, noContent, ok } from './route-answers.js'
 

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import { type JobMatchingQuery, matchJobs } from '../../matching/match-jobs.js'
 import { matchVacancies } from '../../matching/match-vacancies.js'
 import { VacancyMatchingQuery, VacancyMatchingResponse } from '../../matching/vacancy-match-schema.js'
@@ -16,7 +15,8 @@ import {
   JobMatchingResponse,
   ResponseFormat,
   VacancyMatchingRequest,
-} from '../../schemas/index.js'
+} from '../../schemas/matching.js'
+import { z } from '../../vendor/zod.js'
 import type { ApiRoute } from '../api-route.js'
 import { ok, queryOf } from './route-answers.js'
 

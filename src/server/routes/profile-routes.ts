@@ -12,7 +12,8 @@ import {
   readJobFamilyProfile,
 } from '../../profiles/job-family-profile.js'
 import { type ProfileOwner, readSkillProfile } from '../../profiles/read-profile.js'
-import { DEFAULT_VENDOR, JobFamilyProfileResponse, SkillProfileResponse } from '../../schemas/index.js'
+import { JobFamilyProfileResponse, SkillProfileResponse } from '../../schemas/profiles.js'
+import { DEFAULT_VENDOR } from '../../schemas/vendors.js'
 import { requireVendor } from '../../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../../taxonomy/vocabulary-languages.js'
 import type { ApiRoute } from '../api-route.js'

@@ -11,27 +11,28 @@ import {
   VocabLanguageQuery,
   words,
 } from '../../openapi/route-docs.js'
+import { PageQuery, pageOf } from '../../schemas/common.js'
 import {
   CollectionMetric,
-  DEFAULT_VENDOR,
   Domain,
-  DomainPatch,
-  DomainResponse,
-  PageQuery,
-  pageOf,
   Skill,
   SkillCluster,
+  Subdomain,
+  SubdomainResponse,
+  TaxonomyChangesRequest,
+  VocabularyLanguagesResponse,
+} from '../../schemas/taxonomy.js'
+import {
+  DomainPatch,
+  DomainResponse,
   SkillClusterPatch,
   SkillClusterResponse,
   SkillDetailResponse,
   SkillPatch,
-  Subdomain,
   SubdomainPatch,
-  SubdomainResponse,
   TaxonomyChangesPage,
-  TaxonomyChangesRequest,
-  VocabularyLanguagesResponse,
-} from '../../schemas/index.js'
+} from '../../schemas/taxonomy-operations.js'
+import { DEFAULT_VENDOR } from '../../schemas/vendors.js'
 import { listTaxonomyChanges } from '../../taxonomy/taxonomy-changes.js'
 import {
   createDomain,

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import type { TenantAccess } from '../../events/webhook-delivery.js'
 import {
   addSubscription,
@@ -17,7 +16,8 @@ import {
   WebhookSubscription,
   WebhookSubscriptionList,
   WebhookSubscriptionRequest,
-} from '../../schemas/index.js'
+} from '../../schemas/webhooks.js'
+import { z } from '../../vendor/zod.js'
 import type { ApiRoute, RouteContext } from '../api-route.js'
 import { queryOf } from './route-answers.js'
 

@@ -1,4 +1,4 @@
-import type { CustomPropertyEntityType, PropertyType } from '../../schemas/index.js'
+import type { CustomPropertyEntityType, PropertyType } from '../../schemas/custom-properties.js'
 import { timestampValue } from '../sql-values.js'
 import type { TenantDatabase } from '../tenant-database.js'
 

@@ -1,5 +1,6 @@
-import { type DuckDBValue, listValue } from '@duckdb/node-api'
-import type { ExternalVendor } from '../../schemas/index.js'
+import type { DuckDBValue } from '@duckdb/node-api'
+import type { ExternalVendor } from '../../schemas/vendors.js'
+import { listValue } from '../../vendor/duckdb.js'
 import { timestampValue } from '../sql-values.js'
 import type { TenantDatabase } from '../tenant-database.js'
 

@@ -1,4 +1,4 @@
-import type { ExternalVendor } from '../../schemas/index.js'
+import type { ExternalVendor } from '../../schemas/vendors.js'
 import type { TenantDatabase } from '../tenant-database.js'
 import type { LevelTable } from './level-tables.js'
 

@@ -1,5 +1,8 @@
-import { type DuckDBAppender, listValue } from '@duckdb/node-api'
-import type { ExternalVendor, SkillType, VocabLanguage } from '../../schemas/index.js'
+import type { DuckDBAppender } from '@duckdb/node-api'
+import type { SkillType } from '../../schemas/taxonomy.js'
+import type { ExternalVendor } from '../../schemas/vendors.js'
+import type { VocabLanguage } from '../../schemas/vocabulary-languages.js'
+import { listValue } from '../../vendor/duckdb.js'
 import { timestampValue } from '../sql-values.js'
 import type { TenantDatabase } from '../tenant-database.js'
 
