@@ -1,7 +1,7 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { runDemo } from '../src/pipeline/demo-tenant.js'
 import type { RunManifest } from '../src/pipeline/nightly-run.js'
+import { Flags } from '../src/vendor/oclif.js'
 
 export default class Demo extends SkillhouseCommand {
   static override summary = 'Create the demo tenant from fixtures/demo and run the nightly job on it'

@@ -1,7 +1,7 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import { type DeriveResult, deriveProfiles } from '../src/profiles/derive.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
+import { Flags } from '../src/vendor/oclif.js'
 
 export default class Derive extends SkillhouseCommand {
   static override summary = 'Derive skill profiles from skill events and entity changes'

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { errors } from '../src/errors/skillhouse-error.js'
 import { defaultExtractor, extractorFor } from '../src/extraction/extractor-cache.js'
@@ -8,6 +7,7 @@ import type { ExtractedSkill, SkillExtractor } from '../src/extraction/skill-ext
 import { VENDORS } from '../src/schemas/vendors.js'
 import { toVocabLanguage } from '../src/schemas/vocabulary-languages.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
+import { Args, Flags } from '../src/vendor/oclif.js'
 
 export default class Extract extends SkillhouseCommand {
   static override summary = 'Ranked skills found in free text'

@@ -1,9 +1,9 @@
-import { Flags } from '@oclif/core'
 import { skillGap } from '../src/analytics/skill-gap.js'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import type { SkillGapEntry } from '../src/schemas/analytics.js'
 import { VENDORS } from '../src/schemas/vendors.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
+import { Flags } from '../src/vendor/oclif.js'
 
 export default class Gap extends SkillhouseCommand {
   static override summary = 'The skills a vacancy asks for that an employee lacks (section 4.5)'

@@ -1,6 +1,6 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { type GenerateResult, generateTenant } from '../src/generate/generate-tenant.js'
+import { Flags } from '../src/vendor/oclif.js'
 
 export default class Generate extends SkillhouseCommand {
   static override summary =

@@ -1,10 +1,11 @@
-import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
+import { ingestCounts } from '../src/cli/ingest-counts.js'
 import { ENTITY_NAMES } from '../src/ingest/entity-kinds.js'
 import { type IngestSummary, ingestPaths } from '../src/ingest/ingest-paths.js'
 import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
 import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
+import { Args, Flags } from '../src/vendor/oclif.js'
 
 export default class Ingest extends SkillhouseCommand {
   static override summary = "Load a tenant's data files (CSV, NDJSON, JSON array, Parquet) into its database"
@@ -57,6 +58,7 @@ export default class Ingest extends SkillhouseCommand {
         ...(flags.encoding ? { encoding: flags.encoding as TextEncoding } : {}),
         onFile: (file) => progress.stage(`${file.kind.entity} ← ${file.path}`),
         onProgress: (_file, rows) => progress.rows(rows),
+        onFileDone: (_file, result) => progress.done(ingestCounts(result)),
       }),
     ).finally(() => progress.stop())
     for (const file of summary.files) {

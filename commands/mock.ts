@@ -1,6 +1,6 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { startMock } from '../src/openapi/prism-mock.js'
+import { Flags } from '../src/vendor/oclif.js'
 
 export default class Mock extends SkillhouseCommand {
   static override summary = 'Serve the OpenAPI document with Prism: a mock of the HTTP API, fully offline'

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { openApiDocument, openApiJson, writeOpenApiDocument } from '../src/openapi/openapi-document.js'
+import { Flags } from '../src/vendor/oclif.js'
 
 export interface OpenApiSummary {
   path: string

@@ -1,9 +1,9 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import { parseReportOptions } from '../src/report/report-options.js'
 import { type WrittenReport, writeReport } from '../src/report/write-report.js'
 import { VENDORS } from '../src/schemas/vendors.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
+import { Flags } from '../src/vendor/oclif.js'
 
 export default class Report extends SkillhouseCommand {
   static override summary = "The consultant's skills report: one HTML page with charts, and an Excel workbook"

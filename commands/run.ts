@@ -1,11 +1,12 @@
 import { statSync } from 'node:fs'
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
+import { ingestCounts } from '../src/cli/ingest-counts.js'
 import { errors } from '../src/errors/skillhouse-error.js'
 import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
 import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
 import { type RunManifest, runNightly } from '../src/pipeline/nightly-run.js'
 import { withTenant } from '../src/tenants/tenant-service.js'
+import { Flags } from '../src/vendor/oclif.js'
 
 export default class Run extends SkillhouseCommand {
   static override summary =
@@ -54,6 +55,7 @@ export default class Run extends SkillhouseCommand {
         onStage: (stage) => progress.stage(`stage ${stage}`),
         onIngestFile: (file) => progress.stage(`stage ingest: ${file.kind.entity} ← ${file.path}`),
         onIngestRows: (rows) => progress.rows(rows),
+        onIngestFileDone: (result) => progress.done(ingestCounts(result)),
       }),
     ).finally(() => progress.stop())
     this.log(

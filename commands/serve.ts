@@ -1,9 +1,9 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { LIMITS } from '../src/schemas/limits.js'
 import { DEFAULT_RETRY_WINDOW_MS, MAX_RETRY_WINDOW_MS } from '../src/schemas/webhooks.js'
 import { DEFAULT_MAX_CONNECTIONS, startServer } from '../src/server/start-server.js'
 import { TenantRegistry } from '../src/tenants/tenant-registry.js'
+import { Flags } from '../src/vendor/oclif.js'
 
 export default class Serve extends SkillhouseCommand {
   static override summary = 'Serve the HTTP API for every tenant of the data directory'

@@ -1,7 +1,7 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import { SCOPES, type Scope } from '../src/server/access-tokens.js'
 import { type LocalToken, mintLocalToken } from '../src/server/oauth-clients.js'
+import { Flags } from '../src/vendor/oclif.js'
 
 export default class Token extends SkillhouseCommand {
   static override summary = 'Mint a short-lived access token for local testing'

@@ -27,7 +27,7 @@ const englishOnly = {
   },
 }
 
-for (const name of ['zod', 'duckdb']) {
+for (const name of ['zod', 'duckdb', 'oclif']) {
   const outfile = join(root, 'dist', 'src', 'vendor', `${name}.js`)
   await build({
     entryPoints: [join(root, 'src', 'vendor', `${name}.ts`)],
@@ -36,9 +36,10 @@ for (const name of ['zod', 'duckdb']) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    // The native binding is loaded as the package finds it, for this machine's platform.
-    external: ['@duckdb/node-bindings'],
-    // CommonJS code in the bundle (DuckDB's) requires that binding: give it a `require`.
+    // The native binding is loaded as the package finds it, for this machine's platform; oclif
+    // looks for TypeScript tooling only to run a plugin's sources, which skillhouse never does.
+    external: ['@duckdb/node-bindings', 'typescript', 'ts-node', 'tsx'],
+    // CommonJS code in the bundle (DuckDB's, oclif's) requires what stays outside: give it a `require`.
     banner: {
       js: "import { createRequire as __vendorRequire } from 'node:module'; const require = __vendorRequire(import.meta.url);",
     },

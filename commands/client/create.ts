@@ -1,7 +1,7 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { SCOPES, type Scope } from '../../src/server/access-tokens.js'
 import { type CreatedClient, createClient } from '../../src/server/oauth-clients.js'
+import { Flags } from '../../src/vendor/oclif.js'
 
 export default class ClientCreate extends SkillhouseCommand {
   static override summary = 'Create an OAuth client of a tenant'

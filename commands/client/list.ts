@@ -1,6 +1,6 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../../src/cli/base-command.js'
 import { type ClientSummary, listClients } from '../../src/server/oauth-clients.js'
+import { Flags } from '../../src/vendor/oclif.js'
 
 export default class ClientList extends SkillhouseCommand {
   static override summary = 'List the OAuth clients of a tenant (of every tenant without --tenant)'

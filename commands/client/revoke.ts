@@ -1,6 +1,6 @@
-import { Args } from '@oclif/core'
 import { SkillhouseCommand } from '../../src/cli/base-command.js'
 import { type ClientSummary, revokeClient } from '../../src/server/oauth-clients.js'
+import { Args } from '../../src/vendor/oclif.js'
 
 export default class ClientRevoke extends SkillhouseCommand {
   static override summary = 'Revoke an OAuth client'

@@ -1,4 +1,3 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { deliverySettings } from '../../src/events/retry-policy.js'
 import {
@@ -10,6 +9,7 @@ import {
 import { webhookSender } from '../../src/events/webhook-sender.js'
 import { DEFAULT_RETRY_WINDOW_MS, MAX_RETRY_WINDOW_MS } from '../../src/schemas/webhooks.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Flags } from '../../src/vendor/oclif.js'
 
 export default class EventsDeliver extends SkillhouseCommand {
   static override summary = "Send the outbox's CloudEvents to the webhook subscriptions"

@@ -1,9 +1,9 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { type EventsExport, eventLines, exportEvents } from '../../src/events/outbox.js'
 import { EventsExportOptions } from '../../src/schemas/events.js'
 import { parseInput } from '../../src/taxonomy/taxonomy-tenant.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Flags } from '../../src/vendor/oclif.js'
 
 export default class EventsExportCommand extends SkillhouseCommand {
   static override summary = "Write the tenant's CloudEvents from the outbox as NDJSON"

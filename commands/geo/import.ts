@@ -1,7 +1,7 @@
-import { Args } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { importPostalCodes, type PostalImportSummary } from '../../src/geo/postal-codes.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Args } from '../../src/vendor/oclif.js'
 
 export default class GeoImport extends SkillhouseCommand {
   static override summary =

@@ -1,4 +1,3 @@
-import { Args, Flags } from '@oclif/core'
 import {
   getJobChangePreview,
   type JobChangePreview,
@@ -7,6 +6,7 @@ import {
 import { SECTION_NAMES } from '../../src/analytics/job-description.js'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class JobPreview extends SkillhouseCommand {
   static override summary = 'Generate a job description preview for a job (section 4.4, add_job_description)'

@@ -1,7 +1,7 @@
-import { Args } from '@oclif/core'
 import { getJobChangePreview, type JobChangePreview } from '../../src/analytics/job-change-preview.js'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Args } from '../../src/vendor/oclif.js'
 
 export default class JobShowPreview extends SkillhouseCommand {
   static override summary = 'Show a stored job change preview by its change_id'

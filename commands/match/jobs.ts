@@ -1,4 +1,3 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { exportAllJobs, matchJobs } from '../../src/matching/match-jobs.js'
 import {
@@ -10,6 +9,7 @@ import {
 import type { JobMatchingResponse } from '../../src/schemas/matching.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Flags } from '../../src/vendor/oclif.js'
 
 export default class MatchJobs extends SkillhouseCommand {
   static override summary = 'Top matching employees for jobs (4.10), one page or every page'

@@ -1,4 +1,3 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { readRequestFile, writeVacancyMatches } from '../../src/matching/match-output.js'
 import { matchAllEmployees, matchVacancies } from '../../src/matching/match-vacancies.js'
@@ -6,6 +5,7 @@ import type { VacancyMatchingResponse } from '../../src/matching/vacancy-match-s
 import { VACANCY_MATCH_INCLUDES } from '../../src/schemas/matching.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Flags } from '../../src/vendor/oclif.js'
 
 interface BatchSummary {
   employees: number

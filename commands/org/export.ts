@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { Flags } from '@oclif/core'
 import {
   exportOrganisation,
   LOW_DATA_INCLUDE,
@@ -12,6 +11,7 @@ import type { OrgNode } from '../../src/schemas/analytics.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 import { writeFileAtomic } from '../../src/util/atomic-file.js'
+import { Flags } from '../../src/vendor/oclif.js'
 
 /** The file name of the export in an output folder (docs/operations.md, batch outputs). */
 const OUTPUT_FILE = 'org_structure.json'

@@ -1,4 +1,3 @@
-import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import {
   type ProfileOwner,
@@ -9,6 +8,7 @@ import { VENDORS } from '../../src/schemas/vendors.js'
 import { requireVendor } from '../../src/taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../../src/taxonomy/vocabulary-languages.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Args, Flags } from '../../src/vendor/oclif.js'
 
 /** `profile employee|job|course ID`: one command class per owner, sharing this base. */
 export const profileArgs = { id: Args.string({ description: 'external_id', required: true }) }

@@ -1,8 +1,8 @@
-import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { JOB_FAMILY_INCLUDES, readJobFamilyProfile } from '../../src/profiles/job-family-profile.js'
 import { type ExternalVendor, VENDORS } from '../../src/schemas/vendors.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class ProfileJobFamily extends SkillhouseCommand {
   static override summary = "A job family's skill profile (4.12), as a list or a hierarchy"

@@ -1,9 +1,9 @@
-import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { type TaxonomyImportSummary, VOCABULARY_FORMATS } from '../../src/schemas/taxonomy-operations.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
 import { importTaxonomy } from '../../src/taxonomy/import-taxonomy.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class TaxonomyImport extends SkillhouseCommand {
   static override summary =

@@ -1,10 +1,10 @@
-import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../../src/cli/base-command.js'
 import { MODEL_CONFIGURATIONS, REGIONS } from '../../src/schemas/tenant-settings.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
 import { VOCAB_LANGUAGES } from '../../src/schemas/vocabulary-languages.js'
 import { initialiseTenant } from '../../src/tenants/initialise-tenant.js'
 import { type CreatedTenant, createTenant } from '../../src/tenants/tenant-service.js'
+import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class TenantCreate extends SkillhouseCommand {
   static override summary = 'Create a tenant and its database'

@@ -1,10 +1,10 @@
-import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand } from '../../src/cli/base-command.js'
 import { errors } from '../../src/errors/skillhouse-error.js'
 import type { TenantSettings } from '../../src/schemas/tenant-settings.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
 import { VOCAB_LANGUAGES } from '../../src/schemas/vocabulary-languages.js'
 import { updateTenant } from '../../src/tenants/tenant-service.js'
+import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class TenantUpdate extends SkillhouseCommand {
   static override summary = 'Activate vocabulary vendors and languages on an existing tenant'

@@ -1,4 +1,3 @@
-import { Args, Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { serialAccess } from '../../src/events/webhook-delivery.js'
 import { addSubscription } from '../../src/events/webhook-subscriptions.js'
@@ -9,6 +8,7 @@ import {
   type WebhookSubscription,
 } from '../../src/schemas/webhooks.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class WebhookAdd extends SkillhouseCommand {
   static override summary = "Subscribe a consumer's URL to the tenant's CloudEvents"

@@ -1,7 +1,7 @@
-import { Args } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { removeSubscription } from '../../src/events/webhook-subscriptions.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Args } from '../../src/vendor/oclif.js'
 
 export default class WebhookRemove extends SkillhouseCommand {
   static override summary = 'Remove a webhook subscription'

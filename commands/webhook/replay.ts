@@ -1,8 +1,8 @@
-import { Flags } from '@oclif/core'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { replayDeliveries } from '../../src/events/webhook-subscriptions.js'
 import type { WebhookReplay } from '../../src/schemas/webhooks.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { Flags } from '../../src/vendor/oclif.js'
 
 export default class WebhookReplayCommand extends SkillhouseCommand {
   static override summary = 'Send events to a webhook subscription again'

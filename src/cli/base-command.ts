@@ -1,7 +1,7 @@
-import { Command, Flags, type Interfaces } from '@oclif/core'
 import type { Ora } from 'ora'
 import { errors, isSkillhouseError } from '../errors/skillhouse-error.js'
 import { resolveDataDir } from '../tenants/data-directory.js'
+import { Command, Flags, type Interfaces } from '../vendor/oclif.js'
 import { canDrawSpinner, openSpinner, ProgressReport } from './progress-report.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<

@@ -156,6 +156,8 @@ export interface IngestOptions {
   skipIngested?: boolean
   onFile?: (file: PlannedFile) => void
   onProgress?: (file: PlannedFile, rowsRead: number) => void
+  /** A file's final counts, once it is committed (or found unchanged). */
+  onFileDone?: (file: PlannedFile, result: Omit<IngestFileResult, 'rejects'>) => void
 }
 
 /** Ingests files and folders, each file in its own transaction, and writes each file's rejects. */
@@ -208,6 +210,7 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
       ? await writeRejects(options.rejectsDir, rejectsName, rejects)
       : removeRejects(options.rejectsDir, rejectsName)
     summary.files.push({ ...result, rejects_file: rejectsFile })
+    options.onFileDone?.(file, result)
     summary.rows_read += result.rows_read
     summary.rows_written += result.rows_inserted + result.rows_updated
     summary.rows_rejected += result.rows_rejected

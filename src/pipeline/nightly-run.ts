@@ -5,6 +5,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { exportOrganisation, LOW_DATA_INCLUDE, orgExportJson } from '../analytics/org-export.js'
 import { readOutbox } from '../events/outbox.js'
 import { type IngestSummary, ingestPaths, type PlannedFile } from '../ingest/ingest-paths.js'
+import type { IngestFileResult } from '../ingest/ingest-types.js'
 import type { CsvDelimiter } from '../ingest/read-source.js'
 import type { TextEncoding } from '../ingest/text-encoding.js'
 import { exportAllJobs } from '../matching/match-jobs.js'
@@ -38,6 +39,8 @@ export interface NightlyRunOptions {
   /** Ingest's progress: a file started, rows of it read. */
   onIngestFile?: (file: PlannedFile) => void
   onIngestRows?: (rows: number) => void
+  /** A file's final counts, once it is committed (or found unchanged). */
+  onIngestFileDone?: (result: Omit<IngestFileResult, 'rejects'>) => void
 }
 
 export interface RunManifest {
@@ -263,6 +266,12 @@ function ingestInbox(options: NightlyRunOptions): Promise<IngestSummary> {
     ...(options.onIngestFile ? { onFile: options.onIngestFile } : {}),
     ...(options.onIngestRows
       ? { onProgress: (_file: PlannedFile, rows: number) => options.onIngestRows?.(rows) }
+      : {}),
+    ...(options.onIngestFileDone
+      ? {
+          onFileDone: (_file: PlannedFile, result: Omit<IngestFileResult, 'rejects'>) =>
+            options.onIngestFileDone?.(result),
+        }
       : {}),
   })
 }

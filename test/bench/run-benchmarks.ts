@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<BenchResult>> = {
   nightly: async () => (await import('./nightly.js')).benchNightly(),
   webhooks: async () => (await import('./webhooks.js')).benchWebhooks(),
   report: async () => (await import('./report.js')).benchReport(),
+  cli: async () => (await import('./cli.js')).benchCli(),
 }
 
 const names = process.argv.slice(2)
