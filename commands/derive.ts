@@ -1,6 +1,6 @@
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
-import { type DeriveResult, deriveProfiles } from '../src/profiles/derive.js'
-import { withTenant } from '../src/tenants/tenant-service.js'
+import { deriveTenantProfiles } from '../src/operations/pipeline-operations.js'
+import type { DeriveResult } from '../src/profiles/derive.js'
 import { Flags } from '../src/vendor/oclif.js'
 
 export default class Derive extends SkillhouseCommand {
@@ -20,18 +20,14 @@ export default class Derive extends SkillhouseCommand {
 
   async run(): Promise<DeriveResult> {
     const { flags } = await this.parse(Derive)
-    const spinner = (await this.spinner('deriving profiles'))?.start()
-    const result = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      deriveProfiles({
-        tenant,
-        ...(flags['as-of'] ? { asOf: flags['as-of'] } : {}),
-        ...(flags.full ? { full: true } : {}),
-        onProgress: (stage, done, total) => {
-          if (spinner) spinner.text = `${stage}: ${done.toLocaleString('en')} / ${total.toLocaleString('en')}`
-        },
-      }),
-    )
-    spinner?.stop()
+    const progress = await this.progressReport()
+    progress.stage('deriving profiles')
+    const result = await this.runOnTenant(
+      flags,
+      deriveTenantProfiles,
+      { ...(flags['as-of'] ? { as_of: flags['as-of'] } : {}), full: flags.full },
+      { progress },
+    ).finally(() => progress.stop())
     for (const vendor of result.vendors) {
       const counts = Object.entries(vendor.recomputed)
         .map(([entity, count]) => `${count} ${entity}`)

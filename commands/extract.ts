@@ -2,11 +2,16 @@ import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { errors } from '../src/errors/skillhouse-error.js'
-import { defaultExtractor, extractorFor } from '../src/extraction/extractor-cache.js'
-import type { ExtractedSkill, SkillExtractor } from '../src/extraction/skill-extractor.js'
+import { defaultExtractor } from '../src/extraction/extractor-cache.js'
+import type { ExtractOptions } from '../src/extraction/skill-extractor.js'
+import {
+  extractWithTenantVocabulary,
+  type FoundSkill,
+  foundSkill,
+} from '../src/operations/extraction-operations.js'
+import type { OperationRunner } from '../src/operations/run-operation.js'
 import { VENDORS } from '../src/schemas/vendors.js'
 import { toVocabLanguage } from '../src/schemas/vocabulary-languages.js'
-import { withTenant } from '../src/tenants/tenant-service.js'
 import { Args, Flags } from '../src/vendor/oclif.js'
 
 export default class Extract extends SkillhouseCommand {
@@ -45,42 +50,57 @@ export default class Extract extends SkillhouseCommand {
     const vocabLanguage = toVocabLanguage(flags['vocab-language'])
     if (!vocabLanguage)
       throw errors.unprocessable(`--vocab-language ${flags['vocab-language']} is not a vocabulary language`)
-    const options = {
+    const options: ExtractOptions = {
       language: flags.language as 'auto',
       vocabLanguage,
       ...(flags.top ? { top: flags.top } : {}),
     }
-    const dataDir = this.dataDir(flags)
-    // Without --tenant the embedded vocabulary, however many tenants the data directory holds.
-    const useTenant = flags.tenant !== undefined
-    const work = async (extractor: SkillExtractor) => {
-      if (!flags.file) {
-        const result = extractor.extract(args.text as string, options)
-        if (!this.jsonEnabled()) this.print(result.skills)
-        return result.skills.map(plain)
-      }
-      // One result per input line, streamed: a file of any size in constant memory.
-      const lines = createInterface({
-        input: createReadStream(flags.file),
-        crlfDelay: Number.POSITIVE_INFINITY,
+    // Without --tenant the embedded vocabulary, however many tenants the data directory holds;
+    // with it the tenant's, by whichever process holds the tenant.
+    if (flags.tenant === undefined)
+      return this.extractAll(args.text, flags.file, (texts) => {
+        const extractor = defaultExtractor()
+        return Promise.resolve(texts.map((text) => extractor.extract(text, options).skills.map(foundSkill)))
       })
-      for await (const line of lines) {
-        const skills = extractor.extract(line, options).skills
-        if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(skills.map(plain))}\n`)
-        else this.log(skills.map((skill) => `${skill.skill_name} (${skill.score})`).join('; '))
-      }
-      return undefined
-    }
-    // With --file the lines were written as they came and `work` returns nothing, so oclif prints
-    // no result after them.
-    return useTenant
-      ? await withTenant(dataDir, flags.tenant, async (tenant) =>
-          work(await extractorFor(tenant.database, flags['external-vendor'])),
-        )
-      : await work(defaultExtractor())
+    return this.withTenantOperations(flags, {}, (run: OperationRunner) =>
+      this.extractAll(args.text, flags.file, (texts) =>
+        run(extractWithTenantVocabulary, { texts, external_vendor: flags['external-vendor'], options }),
+      ),
+    )
   }
 
-  private print(skills: ExtractedSkill[]) {
+  /**
+   * The skills of TEXT, or of each line of `file` (streamed in batches: a file of any size in
+   * constant memory, its lines written as they come, so that oclif prints no result after them).
+   */
+  private async extractAll(
+    text: string | undefined,
+    file: string | undefined,
+    extract: (texts: string[]) => Promise<FoundSkill[][]>,
+  ): Promise<FoundSkill[] | undefined> {
+    if (!file) {
+      const [skills = []] = await extract([text as string])
+      if (!this.jsonEnabled()) this.print(skills)
+      return skills
+    }
+    const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })
+    let batch: string[] = []
+    const flush = async () => {
+      for (const skills of await extract(batch)) {
+        if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(skills)}\n`)
+        else this.log(skills.map((skill) => `${skill.skill_name} (${skill.score})`).join('; '))
+      }
+      batch = []
+    }
+    for await (const line of lines) {
+      batch.push(line)
+      if (batch.length === LINES_PER_BATCH) await flush()
+    }
+    if (batch.length > 0) await flush()
+    return undefined
+  }
+
+  private print(skills: FoundSkill[]) {
     if (skills.length === 0) this.log('(no skills found)')
     for (const skill of skills) {
       this.log(
@@ -90,9 +110,5 @@ export default class Extract extends SkillhouseCommand {
   }
 }
 
-const plain = (skill: ExtractedSkill) => ({
-  skill_id: skill.skill_id,
-  skill_name: skill.skill_name,
-  score: skill.score,
-  span: skill.span,
-})
+/** Lines of a --file extracted at a time (and handed to a server in one request). */
+const LINES_PER_BATCH = 500

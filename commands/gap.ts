@@ -1,8 +1,7 @@
-import { skillGap } from '../src/analytics/skill-gap.js'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
+import { gapOfEmployee } from '../src/operations/analytics-operations.js'
 import type { SkillGapEntry } from '../src/schemas/analytics.js'
 import { VENDORS } from '../src/schemas/vendors.js'
-import { withTenant } from '../src/tenants/tenant-service.js'
 import { Flags } from '../src/vendor/oclif.js'
 
 export default class Gap extends SkillhouseCommand {
@@ -26,12 +25,12 @@ export default class Gap extends SkillhouseCommand {
 
   async run(): Promise<SkillGapEntry[]> {
     const { flags } = await this.parse(Gap)
-    const gap = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      skillGap(tenant, flags.employee, flags.vacancy, {
-        vocab_language: flags['vocab-language'],
-        external_vendor: flags['external-vendor'],
-      }),
-    )
+    const gap = await this.runOnTenant(flags, gapOfEmployee, {
+      employee: flags.employee,
+      vacancy: flags.vacancy,
+      vocab_language: flags['vocab-language'],
+      external_vendor: flags['external-vendor'],
+    })
     if (gap.length === 0) this.log(`${flags.employee} holds every skill vacancy ${flags.vacancy} asks for`)
     const width = Math.max(0, ...gap.map((entry) => entry.skill_id.length))
     for (const entry of gap) this.log(`${entry.skill_id.padEnd(width)}  ${entry.skill_name}`)

@@ -1,10 +1,10 @@
+import { join, resolve } from 'node:path'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
-import { ingestCounts } from '../src/cli/ingest-counts.js'
 import { ENTITY_NAMES } from '../src/ingest/entity-kinds.js'
-import { type IngestSummary, ingestPaths } from '../src/ingest/ingest-paths.js'
+import type { IngestSummary } from '../src/ingest/ingest-paths.js'
 import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
 import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
-import { withTenant } from '../src/tenants/tenant-service.js'
+import { ingestFiles } from '../src/operations/ingest-operations.js'
 import { Args, Flags } from '../src/vendor/oclif.js'
 
 export default class Ingest extends SkillhouseCommand {
@@ -45,22 +45,26 @@ export default class Ingest extends SkillhouseCommand {
   async run(): Promise<IngestSummary> {
     const { argv, flags } = await this.parse(Ingest)
     const progress = await this.progressReport(flags.progress)
-    const summary = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      ingestPaths({
-        database: tenant.database,
-        settings: tenant.settings,
-        paths: argv as string[],
-        entity: flags.entity,
-        rejectsDir: flags['rejects-dir'],
-        endActiveWorkingHistory: flags['end-active-working-history'],
-        strict: flags.strict,
-        ...(flags.delimiter ? { delimiter: flags.delimiter as CsvDelimiter } : {}),
-        ...(flags.encoding ? { encoding: flags.encoding as TextEncoding } : {}),
-        onFile: (file) => progress.stage(`${file.kind.entity} ← ${file.path}`),
-        onProgress: (_file, rows) => progress.rows(rows),
-        onFileDone: (_file, result) => progress.done(ingestCounts(result)),
-      }),
-    ).finally(() => progress.stop())
+    // Paths as the process that does the work finds them (a server has a folder of its own).
+    const rejectsDir = resolve(flags['rejects-dir'])
+    const summary = shownRejects(
+      await this.runOnTenant(
+        flags,
+        ingestFiles,
+        {
+          paths: (argv as string[]).map((path) => resolve(path)),
+          ...(flags.entity ? { entity: flags.entity } : {}),
+          rejects_dir: rejectsDir,
+          end_active_working_history: flags['end-active-working-history'],
+          strict: flags.strict,
+          ...(flags.delimiter ? { delimiter: flags.delimiter as CsvDelimiter } : {}),
+          ...(flags.encoding ? { encoding: flags.encoding as TextEncoding } : {}),
+        },
+        { progress },
+      ).finally(() => progress.stop()),
+      rejectsDir,
+      flags['rejects-dir'],
+    )
     for (const file of summary.files) {
       this.log(
         `${file.entity.padEnd(28)} ${String(file.rows_read).padStart(9)} read ${String(file.rows_inserted).padStart(9)} new ${String(file.rows_updated).padStart(7)} updated ${String(file.rows_unchanged).padStart(9)} unchanged ${String(file.rows_rejected).padStart(6)} rejected  ${file.file}`,
@@ -74,5 +78,15 @@ export default class Ingest extends SkillhouseCommand {
     )
     if (summary.rows_rejected > 0) process.exitCode = 3
     return summary
+  }
+}
+
+/** The summary with its rejects files named below --rejects-dir as it was given. */
+function shownRejects(summary: IngestSummary, resolved: string, given: string): IngestSummary {
+  const shown = (path: string | null) =>
+    path?.startsWith(`${resolved}/`) ? join(given, path.slice(resolved.length + 1)) : path
+  return {
+    ...summary,
+    files: summary.files.map((file) => ({ ...file, rejects_file: shown(file.rejects_file) })),
   }
 }

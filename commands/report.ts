@@ -1,8 +1,9 @@
+import { basename, join, resolve } from 'node:path'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
-import { parseReportOptions } from '../src/report/report-options.js'
-import { type WrittenReport, writeReport } from '../src/report/write-report.js'
+import { writeTenantReport } from '../src/operations/report-operations.js'
+import { environmentLocale, parseReportOptions } from '../src/report/report-options.js'
+import type { WrittenReport } from '../src/report/write-report.js'
 import { VENDORS } from '../src/schemas/vendors.js'
-import { withTenant } from '../src/tenants/tenant-service.js'
 import { Flags } from '../src/vendor/oclif.js'
 
 export default class Report extends SkillhouseCommand {
@@ -48,15 +49,21 @@ export default class Report extends SkillhouseCommand {
       depth: flags.depth,
       group_by: flags['group-by'],
     })
-    const spinner = (await this.spinner())?.start('report')
-    const written = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      writeReport(tenant, {
-        ...options,
-        onSection: (section) => {
-          if (spinner) spinner.text = `report: ${section}`
-        },
-      }),
-    ).finally(() => spinner?.stop())
+    const progress = await this.progressReport()
+    progress.stage('report')
+    const report = await this.runOnTenant(
+      flags,
+      writeTenantReport,
+      // The folder and the locale as this command has them, whichever process writes the report.
+      { ...options, out: resolve(options.out), locale: options.locale ?? environmentLocale() },
+      { progress },
+    ).finally(() => progress.stop())
+    // The files as the folder was named (a server writes them by their whole path).
+    const written = {
+      ...report,
+      html: join(options.out, basename(report.html)),
+      xlsx: join(options.out, basename(report.xlsx)),
+    }
     for (const [section, state] of Object.entries(written.sections))
       if (state !== 'chart') this.note(`${section}: ${state}`)
     this.log(`report of ${written.tenant} written in ${written.seconds} s: ${written.html}, ${written.xlsx}`)

@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
-import { ingestCounts } from '../src/cli/ingest-counts.js'
 import { errors } from '../src/errors/skillhouse-error.js'
 import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
 import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
-import { type RunManifest, runNightly } from '../src/pipeline/nightly-run.js'
-import { withTenant } from '../src/tenants/tenant-service.js'
+import { nightlyRun } from '../src/operations/pipeline-operations.js'
+import type { RunManifest } from '../src/pipeline/nightly-run.js'
 import { Flags } from '../src/vendor/oclif.js'
 
 export default class Run extends SkillhouseCommand {
@@ -43,20 +43,19 @@ export default class Run extends SkillhouseCommand {
       )
     // A log of the nightly job shows each stage and ingest's rows/s even when it is no terminal.
     const progress = await this.progressReport(true)
-    const manifest = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      runNightly({
-        tenant,
-        inbox: flags.inbox,
-        out: flags.out,
-        ...(flags['as-of'] ? { asOf: flags['as-of'] } : {}),
+    const manifest = await this.runOnTenant(
+      flags,
+      nightlyRun,
+      {
+        // Paths as the process that does the work finds them (a server has a folder of its own).
+        inbox: resolve(flags.inbox),
+        out: resolve(flags.out),
+        ...(flags['as-of'] ? { as_of: flags['as-of'] } : {}),
         format: flags.format as 'json',
         ...(flags.delimiter ? { delimiter: flags.delimiter as CsvDelimiter } : {}),
         ...(flags.encoding ? { encoding: flags.encoding as TextEncoding } : {}),
-        onStage: (stage) => progress.stage(`stage ${stage}`),
-        onIngestFile: (file) => progress.stage(`stage ingest: ${file.kind.entity} ← ${file.path}`),
-        onIngestRows: (rows) => progress.rows(rows),
-        onIngestFileDone: (result) => progress.done(ingestCounts(result)),
-      }),
+      },
+      { progress },
     ).finally(() => progress.stop())
     this.log(
       `run ${manifest.run_id}: ${manifest.inputs.length} input files, ${manifest.rejected_rows} rejected rows, ${manifest.events} events`,

@@ -1,4 +1,5 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { errors } from '../../src/errors/skillhouse-error.js'
 import { deliverySettings } from '../../src/events/retry-policy.js'
 import {
   type DeliveryRun,
@@ -8,6 +9,7 @@ import {
 } from '../../src/events/webhook-delivery.js'
 import { webhookSender } from '../../src/events/webhook-sender.js'
 import { DEFAULT_RETRY_WINDOW_MS, MAX_RETRY_WINDOW_MS } from '../../src/schemas/webhooks.js'
+import { readServerRecord } from '../../src/tenants/server-record.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 import { Flags } from '../../src/vendor/oclif.js'
 
@@ -57,8 +59,13 @@ export default class EventsDeliver extends SkillhouseCommand {
       backoffCapMs: flags['backoff-cap'],
       timeoutMs: flags.timeout,
     })
+    const dataDir = this.dataDir(flags)
+    const server = readServerRecord(dataDir)
+    // The server delivers its tenants' events itself, from its start: a second sender would send
+    // them twice.
+    if (server) throw errors.deliveredByServer(server.pid, server.url)
     const sender = webhookSender()
-    const run = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
+    const run = await withTenant(dataDir, flags.tenant, (tenant) =>
       (flags['until-idle'] ? deliverUntilIdle : deliverDue)(serialAccess(tenant), { settings, sender }),
     ).finally(() => sender.close())
     if (run.subscriptions === 0) {

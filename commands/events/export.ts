@@ -1,8 +1,9 @@
+import { resolve } from 'node:path'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { type EventsExport, eventLines, exportEvents } from '../../src/events/outbox.js'
+import type { EventsExport } from '../../src/events/outbox.js'
+import { exportOutbox } from '../../src/operations/event-operations.js'
 import { EventsExportOptions } from '../../src/schemas/events.js'
 import { parseInput } from '../../src/taxonomy/taxonomy-tenant.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
 import { Flags } from '../../src/vendor/oclif.js'
 
 export default class EventsExportCommand extends SkillhouseCommand {
@@ -26,19 +27,25 @@ export default class EventsExportCommand extends SkillhouseCommand {
       { since: flags.since, out: flags.out },
       'the export options',
     )
-    const since = options.since === undefined ? {} : { since: options.since }
-    return withTenant(this.dataDir(flags), flags.tenant, async (tenant) => {
-      if (options.out === undefined) {
+    const result = await this.runOnTenant(
+      flags,
+      exportOutbox,
+      {
+        ...(options.since === undefined ? {} : { since: options.since }),
+        ...(options.out === undefined ? {} : { out: resolve(options.out) }),
+      },
+      {
         // The NDJSON lines are the machine-readable result: nothing else goes to stdout.
-        for await (const line of eventLines(tenant.database, since)) {
-          if (!process.stdout.write(line))
-            await new Promise((resolve) => process.stdout.once('drain', resolve))
-        }
-        return undefined
-      }
-      const result = await exportEvents(tenant.database, { ...since, out: options.out })
-      this.log(`${result.events} events written to ${result.path}`)
-      return result
-    })
+        item: async (line) => {
+          if (!process.stdout.write(line as string))
+            await new Promise((done) => process.stdout.once('drain', done))
+        },
+      },
+    )
+    if (result === undefined) return undefined
+    // The file as it was named (a server writes it by its whole path).
+    const shown = { ...result, path: options.out ?? result.path }
+    this.log(`${shown.events} events written to ${shown.path}`)
+    return shown
   }
 }

@@ -1,6 +1,7 @@
+import { resolve } from 'node:path'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { importPostalCodes, type PostalImportSummary } from '../../src/geo/postal-codes.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
+import type { PostalImportSummary } from '../../src/geo/postal-codes.js'
+import { importPostal } from '../../src/operations/taxonomy-operations.js'
 import { Args } from '../../src/vendor/oclif.js'
 
 export default class GeoImport extends SkillhouseCommand {
@@ -20,12 +21,13 @@ export default class GeoImport extends SkillhouseCommand {
 
   async run(): Promise<PostalImportSummary> {
     const { argv, flags } = await this.parse(GeoImport)
-    const spinner = await this.spinner()
-    const summary = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      importPostalCodes(tenant.database, argv as string[], {
-        onFile: (path) => spinner?.start(`postal codes ← ${path}`),
-      }),
-    ).finally(() => spinner?.stop())
+    const progress = await this.progressReport()
+    const summary = await this.runOnTenant(
+      flags,
+      importPostal,
+      { paths: (argv as string[]).map((path) => resolve(path)) },
+      { progress },
+    ).finally(() => progress.stop())
     for (const file of summary.files) {
       this.log(
         `${file.file}: ${file.rows_read} rows, ${file.codes} postal codes (${file.countries.join(', ') || 'none'}), ${file.rows_rejected} rejected`,

@@ -1,11 +1,7 @@
-import {
-  getJobChangePreview,
-  type JobChangePreview,
-  previewJobChange,
-} from '../../src/analytics/job-change-preview.js'
+import type { JobChangePreview } from '../../src/analytics/job-change-preview.js'
 import { SECTION_NAMES } from '../../src/analytics/job-description.js'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
+import { previewJobDescription } from '../../src/operations/analytics-operations.js'
 import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class JobPreview extends SkillhouseCommand {
@@ -46,10 +42,7 @@ export default class JobPreview extends SkillhouseCommand {
         use_internal_job_data: flags['internal-job-data'],
       },
     }
-    const preview = await withTenant(this.dataDir(flags), flags.tenant, async (tenant) => {
-      const { change_id } = await previewJobChange(tenant, request)
-      return getJobChangePreview(tenant, change_id)
-    })
+    const preview = await this.runOnTenant(flags, previewJobDescription, { request })
     this.log(`change_id: ${preview.change_id}`)
     for (const applied of preview.instructions_applied) this.note(`instruction applied: ${applied}`)
     this.log('')

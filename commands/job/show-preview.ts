@@ -1,6 +1,6 @@
-import { getJobChangePreview, type JobChangePreview } from '../../src/analytics/job-change-preview.js'
+import type { JobChangePreview } from '../../src/analytics/job-change-preview.js'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
+import { showJobPreview } from '../../src/operations/analytics-operations.js'
 import { Args } from '../../src/vendor/oclif.js'
 
 export default class JobShowPreview extends SkillhouseCommand {
@@ -13,9 +13,7 @@ export default class JobShowPreview extends SkillhouseCommand {
 
   async run(): Promise<JobChangePreview> {
     const { args, flags } = await this.parse(JobShowPreview)
-    const preview = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      getJobChangePreview(tenant, args.change),
-    )
+    const preview = await this.runOnTenant(flags, showJobPreview, { change_id: args.change })
     this.log(
       `change_id: ${preview.change_id} (job ${preview.job_id}, ${preview.language}, ${preview.created_at})`,
     )

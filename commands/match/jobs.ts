@@ -1,14 +1,13 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { exportAllJobs, matchJobs } from '../../src/matching/match-jobs.js'
 import {
   jobMatchesText,
   type MatchFileFormat,
   readRequestFile,
   writeJobMatches,
 } from '../../src/matching/match-output.js'
+import { matchEmployeesForJobs } from '../../src/operations/matching-operations.js'
 import type { JobMatchingResponse } from '../../src/schemas/matching.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
 import { Flags } from '../../src/vendor/oclif.js'
 
 export default class MatchJobs extends SkillhouseCommand {
@@ -52,11 +51,11 @@ export default class MatchJobs extends SkillhouseCommand {
     }
     const spinner = (await this.spinner('matching jobs'))?.start()
     const started = performance.now()
-    const response = await withTenant(this.dataDir(flags), flags.tenant, async (tenant) =>
-      flags['all-pages']
-        ? (await exportAllJobs(tenant, body, query)).response
-        : matchJobs(tenant, body, query),
-    ).finally(() => spinner?.stop())
+    const response = await this.runOnTenant(flags, matchEmployeesForJobs, {
+      body,
+      query,
+      all_pages: flags['all-pages'],
+    }).finally(() => spinner?.stop())
     const format = flags.format as MatchFileFormat
     const matches = response.records.reduce((sum, record) => sum + record.matches.length, 0)
     const seconds = (performance.now() - started) / 1000

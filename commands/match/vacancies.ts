@@ -1,10 +1,9 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
 import { readRequestFile, writeVacancyMatches } from '../../src/matching/match-output.js'
-import { matchAllEmployees, matchVacancies } from '../../src/matching/match-vacancies.js'
 import type { VacancyMatchingResponse } from '../../src/matching/vacancy-match-schema.js'
+import { matchVacanciesForAll, matchVacanciesForEmployee } from '../../src/operations/matching-operations.js'
 import { VACANCY_MATCH_INCLUDES } from '../../src/schemas/matching.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
 import { Flags } from '../../src/vendor/oclif.js'
 
 interface BatchSummary {
@@ -63,12 +62,12 @@ export default class MatchVacancies extends SkillhouseCommand {
       external_vendor: flags['external-vendor'],
       vocab_language: flags['vocab-language'],
     }
-    const dataDir = this.dataDir(flags)
     if (flags.employee !== undefined) {
-      const employee = flags.employee
-      const response = await withTenant(dataDir, flags.tenant, (tenant) =>
-        matchVacancies(tenant, employee, body, query),
-      )
+      const response = await this.runOnTenant(flags, matchVacanciesForEmployee, {
+        employee: flags.employee,
+        body,
+        query,
+      })
       if (flags.out) {
         const path = writeVacancyMatches(flags.out, response)
         this.log(`${response.records.length} of ${response.total} matches → ${path}`)
@@ -79,13 +78,19 @@ export default class MatchVacancies extends SkillhouseCommand {
     }
     const spinner = (await this.spinner('matching employees'))?.start()
     let done = 0
-    const summary = await withTenant(dataDir, flags.tenant, (tenant) =>
-      matchAllEmployees(tenant, body, query, (response) => {
-        done++
-        if (spinner) spinner.text = `${done} employees`
-        if (flags.out) writeVacancyMatches(flags.out, response)
-        else if (!this.jsonEnabled()) process.stdout.write(`${JSON.stringify(response)}\n`)
-      }),
+    const summary = await this.runOnTenant(
+      flags,
+      matchVacanciesForAll,
+      { body, query },
+      {
+        item: (value) => {
+          const response = value as VacancyMatchingResponse
+          done++
+          if (spinner) spinner.text = `${done} employees`
+          if (flags.out) writeVacancyMatches(flags.out, response)
+          else if (!this.jsonEnabled()) process.stdout.write(`${JSON.stringify(response)}\n`)
+        },
+      },
     ).finally(() => spinner?.stop())
     for (const failure of summary.failed)
       this.note(`skipped ${failure.employee_id}: ${failure.errors.join('; ')}`)

@@ -1,15 +1,10 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import {
-  exportOrganisation,
-  LOW_DATA_INCLUDE,
-  type OrgExport,
-  orgExportJson,
-} from '../../src/analytics/org-export.js'
+import { LOW_DATA_INCLUDE, type OrgExport, orgExportJson } from '../../src/analytics/org-export.js'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { exportOrgStructure } from '../../src/operations/analytics-operations.js'
 import type { OrgNode } from '../../src/schemas/analytics.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
 import { writeFileAtomic } from '../../src/util/atomic-file.js'
 import { Flags } from '../../src/vendor/oclif.js'
 
@@ -38,13 +33,11 @@ export default class OrgExportCommand extends SkillhouseCommand {
 
   async run(): Promise<OrgExport | { path: string; units: number } | undefined> {
     const { flags } = await this.parse(OrgExportCommand)
-    const result = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      exportOrganisation(tenant, {
-        skill_id: flags['skill-id'],
-        external_vendor: flags['external-vendor'],
-        include: flags['low-data'] ? [LOW_DATA_INCLUDE] : [],
-      }),
-    )
+    const result = await this.runOnTenant(flags, exportOrgStructure, {
+      skill_id: flags['skill-id'],
+      external_vendor: flags['external-vendor'],
+      include: flags['low-data'] ? [LOW_DATA_INCLUDE] : [],
+    })
     if (flags.out !== undefined) {
       const isFolder = flags.out.endsWith('/') || (existsSync(flags.out) && statSync(flags.out).isDirectory())
       const path = isFolder ? join(flags.out, OUTPUT_FILE) : flags.out

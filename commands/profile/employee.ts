@@ -1,13 +1,7 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import {
-  type ProfileOwner,
-  readSkillProfile,
-  type SkillProfileResponse,
-} from '../../src/profiles/read-profile.js'
+import { readProfile } from '../../src/operations/profile-operations.js'
+import type { ProfileOwner, SkillProfileResponse } from '../../src/profiles/read-profile.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
-import { requireVendor } from '../../src/taxonomy/taxonomy-tenant.js'
-import { resolveVocabLanguage } from '../../src/taxonomy/vocabulary-languages.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
 import { Args, Flags } from '../../src/vendor/oclif.js'
 
 /** `profile employee|job|course ID`: one command class per owner, sharing this base. */
@@ -32,14 +26,11 @@ export abstract class ProfileCommand extends SkillhouseCommand {
 
   async run(): Promise<SkillProfileResponse> {
     const { args, flags } = await this.parse(this.constructor as typeof ProfileCommand)
-    const profile = await withTenant(this.dataDir(flags), flags.tenant, async (tenant) => {
-      // Only vendors activated on the tenant (spec 2.1), as the API answers (403).
-      const vendor = requireVendor(tenant, flags['external-vendor'])
-      const language = await resolveVocabLanguage(tenant, vendor, flags['vocab-language'])
-      return readSkillProfile(tenant, this.owner, args.id, {
-        external_vendor: vendor,
-        vocab_language: language,
-      })
+    const profile = await this.runOnTenant(flags, readProfile, {
+      owner: this.owner,
+      id: args.id,
+      external_vendor: flags['external-vendor'],
+      vocab_language: flags['vocab-language'],
     })
     if (!this.jsonEnabled()) {
       this.log(

@@ -1,7 +1,7 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { JOB_FAMILY_INCLUDES, readJobFamilyProfile } from '../../src/profiles/job-family-profile.js'
+import { readFamilyProfile } from '../../src/operations/profile-operations.js'
+import { JOB_FAMILY_INCLUDES } from '../../src/profiles/job-family-profile.js'
 import { type ExternalVendor, VENDORS } from '../../src/schemas/vendors.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
 import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class ProfileJobFamily extends SkillhouseCommand {
@@ -37,15 +37,14 @@ export default class ProfileJobFamily extends SkillhouseCommand {
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(ProfileJobFamily)
-    const profile = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      readJobFamilyProfile(tenant, args.id, {
-        domain_namespace: flags['domain-namespace'] as 'vendor_default',
-        format: flags.format as 'list',
-        include: (flags.include ?? []) as (typeof JOB_FAMILY_INCLUDES)[number][],
-        vocab_language: flags['vocab-language'],
-        ...(flags['external-vendor'] ? { external_vendor: flags['external-vendor'] as ExternalVendor } : {}),
-      }),
-    )
+    const profile = await this.runOnTenant(flags, readFamilyProfile, {
+      id: args.id,
+      domain_namespace: flags['domain-namespace'] as 'vendor_default',
+      format: flags.format as 'list',
+      include: (flags.include ?? []) as (typeof JOB_FAMILY_INCLUDES)[number][],
+      vocab_language: flags['vocab-language'],
+      ...(flags['external-vendor'] ? { external_vendor: flags['external-vendor'] as ExternalVendor } : {}),
+    })
     if (!this.jsonEnabled()) this.log(JSON.stringify(profile, null, 2))
     return profile
   }

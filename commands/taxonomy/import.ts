@@ -1,8 +1,8 @@
+import { resolve } from 'node:path'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { importVocabulary } from '../../src/operations/taxonomy-operations.js'
 import { type TaxonomyImportSummary, VOCABULARY_FORMATS } from '../../src/schemas/taxonomy-operations.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
-import { importTaxonomy } from '../../src/taxonomy/import-taxonomy.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
 import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class TaxonomyImport extends SkillhouseCommand {
@@ -35,19 +35,19 @@ export default class TaxonomyImport extends SkillhouseCommand {
 
   async run(): Promise<TaxonomyImportSummary> {
     const { argv, flags } = await this.parse(TaxonomyImport)
-    const spinner = await this.spinner()
-    const summary = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      importTaxonomy(
-        tenant,
-        {
-          paths: argv as string[],
-          format: flags.format as TaxonomyImportSummary['format'] | undefined,
-          external_vendor: flags['external-vendor'] as TaxonomyImportSummary['external_vendor'] | undefined,
-          replace: flags.replace,
-        },
-        (stage) => spinner?.start(stage),
-      ),
-    ).finally(() => spinner?.stop())
+    const progress = await this.progressReport()
+    const summary = await this.runOnTenant(
+      flags,
+      importVocabulary,
+      {
+        // Paths as the process that does the work finds them (a server has a folder of its own).
+        paths: (argv as string[]).map((path) => resolve(path)),
+        format: flags.format as TaxonomyImportSummary['format'] | undefined,
+        external_vendor: flags['external-vendor'] as TaxonomyImportSummary['external_vendor'] | undefined,
+        replace: flags.replace,
+      },
+      { progress },
+    ).finally(() => progress.stop())
     const counts = (label: string, level: { created: number; updated: number; deleted: number }) =>
       this.log(
         `${label.padEnd(16)} ${level.created} created, ${level.updated} updated, ${level.deleted} deleted`,

@@ -1,9 +1,9 @@
 import { SkillhouseCommand } from '../../src/cli/base-command.js'
 import { errors } from '../../src/errors/skillhouse-error.js'
+import { updateTenantSettings } from '../../src/operations/tenant-operations.js'
 import type { TenantSettings } from '../../src/schemas/tenant-settings.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
 import { VOCAB_LANGUAGES } from '../../src/schemas/vocabulary-languages.js'
-import { updateTenant } from '../../src/tenants/tenant-service.js'
 import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class TenantUpdate extends SkillhouseCommand {
@@ -34,12 +34,12 @@ export default class TenantUpdate extends SkillhouseCommand {
     const { args, flags } = await this.parse(TenantUpdate)
     if (!flags.vendor?.length && !flags.language?.length)
       throw errors.badRequest('name what to activate: --vendor V and/or --language L')
-    const settings = await updateTenant({
-      dataDir: this.dataDir(flags),
-      name: args.name,
-      vendors: flags.vendor,
-      languages: flags.language,
-    })
+    const settings = await this.runOnTenant(
+      flags,
+      updateTenantSettings,
+      { vendors: flags.vendor, languages: flags.language },
+      { tenant: args.name },
+    )
     this.log(`Tenant ${settings.name}`)
     this.log(`  vendors    ${settings.vendors.join(', ')}`)
     this.log(`  languages  ${settings.languages.join(', ')}`)

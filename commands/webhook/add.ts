@@ -1,13 +1,11 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { serialAccess } from '../../src/events/webhook-delivery.js'
-import { addSubscription } from '../../src/events/webhook-subscriptions.js'
+import { addWebhook } from '../../src/operations/event-operations.js'
 import {
   MAX_DELIVERY_TIMEOUT_MS,
   MAX_RETRY_WINDOW_MS,
   WEBHOOK_EVENT_TYPES,
   type WebhookSubscription,
 } from '../../src/schemas/webhooks.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
 import { Args, Flags } from '../../src/vendor/oclif.js'
 
 export default class WebhookAdd extends SkillhouseCommand {
@@ -52,8 +50,8 @@ export default class WebhookAdd extends SkillhouseCommand {
 
   async run(): Promise<WebhookSubscription> {
     const { args, flags } = await this.parse(WebhookAdd)
-    const subscription = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      addSubscription(serialAccess(tenant), {
+    const subscription = await this.runOnTenant(flags, addWebhook, {
+      request: {
         url: args.url,
         event_types: flags['event-type'] ?? [],
         retry_policy: {
@@ -62,8 +60,8 @@ export default class WebhookAdd extends SkillhouseCommand {
           backoff_cap_ms: flags['backoff-cap'],
           timeout_ms: flags.timeout,
         },
-      }),
-    )
+      },
+    })
     const types = subscription.event_types.length ? subscription.event_types.join(', ') : 'every event type'
     this.log(`Subscribed ${subscription.url} as ${subscription.id} (${types})`)
     return subscription

@@ -1,7 +1,6 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { listSubscriptions } from '../../src/events/webhook-subscriptions.js'
+import { listWebhooks } from '../../src/operations/event-operations.js'
 import type { WebhookSubscriptionList } from '../../src/schemas/webhooks.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
 
 export default class WebhookList extends SkillhouseCommand {
   static override summary =
@@ -11,9 +10,7 @@ export default class WebhookList extends SkillhouseCommand {
 
   async run(): Promise<WebhookSubscriptionList> {
     const { flags } = await this.parse(WebhookList)
-    const records = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      listSubscriptions(tenant.database),
-    )
+    const records = await this.runOnTenant(flags, listWebhooks, {})
     if (records.length === 0) this.log('No webhook subscriptions: add one with `skillhouse webhook add URL`.')
     for (const subscription of records) {
       const { pending, delivered, dead } = subscription.deliveries

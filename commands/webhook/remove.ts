@@ -1,6 +1,5 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { removeSubscription } from '../../src/events/webhook-subscriptions.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
+import { removeWebhook } from '../../src/operations/event-operations.js'
 import { Args } from '../../src/vendor/oclif.js'
 
 export default class WebhookRemove extends SkillhouseCommand {
@@ -15,9 +14,7 @@ export default class WebhookRemove extends SkillhouseCommand {
 
   async run(): Promise<{ id: string; removed: true }> {
     const { args, flags } = await this.parse(WebhookRemove)
-    await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      removeSubscription(tenant.database, args.id),
-    )
+    await this.runOnTenant(flags, removeWebhook, { id: args.id })
     this.log(`Removed ${args.id}`)
     return { id: args.id, removed: true }
   }

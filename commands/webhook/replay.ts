@@ -1,7 +1,6 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { replayDeliveries } from '../../src/events/webhook-subscriptions.js'
+import { replayWebhook } from '../../src/operations/event-operations.js'
 import type { WebhookReplay } from '../../src/schemas/webhooks.js'
-import { withTenant } from '../../src/tenants/tenant-service.js'
 import { Flags } from '../../src/vendor/oclif.js'
 
 export default class WebhookReplayCommand extends SkillhouseCommand {
@@ -35,9 +34,7 @@ export default class WebhookReplayCommand extends SkillhouseCommand {
       ...(flags.since === undefined ? {} : { since: flags.since }),
       ...(flags.event === undefined ? {} : { event_id: flags.event }),
     }
-    const replay = await withTenant(this.dataDir(flags), flags.tenant, (tenant) =>
-      replayDeliveries(tenant.database, flags.subscription, request),
-    )
+    const replay = await this.runOnTenant(flags, replayWebhook, { subscription: flags.subscription, request })
     const what = flags.since || flags.event ? 'events' : 'dead letters'
     this.log(
       replay.replayed === 0

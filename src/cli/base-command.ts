@@ -1,6 +1,9 @@
 import type { Ora } from 'ora'
 import { errors, isSkillhouseError } from '../errors/skillhouse-error.js'
+import { type OperationRunner, withOperations } from '../operations/run-operation.js'
+import { NO_PROGRESS, type ProgressSink, type TenantOperation } from '../operations/tenant-operation.js'
 import { resolveDataDir } from '../tenants/data-directory.js'
+import { readServerRecord } from '../tenants/server-record.js'
 import { Command, Flags, type Interfaces } from '../vendor/oclif.js'
 import { canDrawSpinner, openSpinner, ProgressReport } from './progress-report.js'
 
@@ -54,6 +57,54 @@ export abstract class SkillhouseCommand extends Command {
     return this.interactive ? openSpinner(process.stderr, text) : undefined
   }
 
+  /**
+   * Runs `operation` on the command's tenant (`--tenant`, or `tenant`): handed to the server when
+   * one serves the data directory (it holds the tenant), else here; the same function either way,
+   * so the same bytes are printed. See `withTenantOperations`.
+   */
+  protected runOnTenant<P, R>(
+    flags: TenantFlags,
+    operation: TenantOperation<P, R>,
+    params: P,
+    options: OperationOptions = {},
+  ): Promise<R> {
+    return this.withTenantOperations(flags, options, (run) => run(operation, params))
+  }
+
+  /**
+   * Runs `work` with a runner of operations on the command's tenant (kept open between them when
+   * it runs here). Handed to a server, Ctrl-C (or SIGTERM) asks the server to interrupt the work
+   * and the command ends as it would have alone (130 or 143); a second Ctrl-C leaves at once.
+   */
+  protected async withTenantOperations<T>(
+    flags: TenantFlags,
+    options: OperationOptions,
+    work: (run: OperationRunner) => Promise<T>,
+  ): Promise<T> {
+    const dataDir = this.dataDir(flags)
+    const interrupt = new AbortController()
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (interrupt.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143)
+      interrupt.abort(signal)
+    }
+    const handedOver = readServerRecord(dataDir) !== undefined
+    if (handedOver) {
+      process.on('SIGINT', onSignal)
+      process.on('SIGTERM', onSignal)
+    }
+    const context = { progress: options.progress ?? NO_PROGRESS, item: options.item ?? (() => undefined) }
+    try {
+      return await withOperations(dataDir, options.tenant ?? flags.tenant, context, work, interrupt.signal)
+    } catch (error) {
+      if (!interrupt.signal.aborted || !isSkillhouseError(error)) throw error
+      for (const description of error.descriptions) process.stderr.write(`${description}\n`)
+      return this.exit(interrupt.signal.reason === 'SIGTERM' ? 143 : 130)
+    } finally {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+    }
+  }
+
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     // A usage error of oclif's parser (a missing or unknown flag or argument, a value not among
     // the options, a --file that is not there) becomes a 400 like ours: one line, exit 2, and
@@ -84,6 +135,21 @@ function usageError(command: string | undefined, error: Error) {
     .trim()
   const help = command ? `skillhouse ${command.replaceAll(':', ' ')} --help` : 'skillhouse --help'
   return errors.badRequest(`${message}; see ${help}`)
+}
+
+/** The flags an operation on a tenant reads. */
+interface TenantFlags {
+  'data-dir'?: string | undefined
+  tenant?: string | undefined
+}
+
+interface OperationOptions {
+  /** Where the work's progress shows (default nowhere). */
+  progress?: ProgressSink | undefined
+  /** Takes each item the work streams (see OperationContext.item). */
+  item?: ((value: unknown) => void | Promise<void>) | undefined
+  /** The tenant, when it is no --tenant flag (an argument). */
+  tenant?: string | undefined
 }
 
 /** The `--tenant` flag of commands that work on one tenant. */

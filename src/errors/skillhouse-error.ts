@@ -69,6 +69,12 @@ export class SkillhouseError extends Error {
 
 /** The catalogue: every error skillhouse raises is built here, so titles and wording stay uniform. */
 export const errors = {
+  /**
+   * An error another skillhouse process raised and sent here as it was (the server's answer to
+   * work a command handed it); a status this version does not know is an internal error.
+   */
+  relayed: (status: number, descriptions: string[]) =>
+    new SkillhouseError(status in STATUS_TITLES ? (status as ErrorStatus) : 500, descriptions),
   badRequest: (description: string | string[]) => new SkillhouseError(400, description),
   unauthorized: (description: string) => new SkillhouseError(401, description),
   forbidden: (description: string) => new SkillhouseError(403, description),
@@ -205,6 +211,33 @@ export const errors = {
       409,
       `url: ${url} is subscribed already as ${subscriptionId}; remove that subscription first to subscribe it again with other event types`,
     ),
+
+  // The server's local channel (docs/architecture.md): commands hand their work to the server.
+  /** A second server on a data directory a live one serves. */
+  dataDirectoryServed: (dataDir: string, pid: number, url: string) =>
+    new SkillhouseError(
+      409,
+      `data directory ${dataDir} is served already by skillhouse serve (PID ${pid}, ${url}): its tenants are held by that server; stop it first (kill ${pid}), or serve another --data-dir`,
+    ),
+  /** A request on the local channel without the secret of the data directory's serve.json. */
+  localChannelRefused: () =>
+    new SkillhouseError(
+      401,
+      'the local channel answers only requests that carry the secret of the data directory it serves (serve.json)',
+    ),
+  unknownOperation: (name: string) =>
+    new SkillhouseError(
+      400,
+      `operation '${String(name)}' is not one this server runs; a command and its server of different skillhouse versions?`,
+    ),
+  /** `events deliver` while the server, which delivers the events itself, serves the tenant. */
+  deliveredByServer: (pid: number, url: string) =>
+    new SkillhouseError(
+      409,
+      `the server (PID ${pid}, ${url}) serves this data directory and delivers its tenants' events to their webhooks itself; \`skillhouse webhook list\` shows how far each subscription is`,
+    ),
+  /** Work a command handed to the server and interrupted (Ctrl-C, SIGTERM). */
+  interrupted: (description: string) => new SkillhouseError(503, description),
 }
 
 export function isSkillhouseError(error: unknown): error is SkillhouseError {

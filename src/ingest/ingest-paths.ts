@@ -158,6 +158,12 @@ export interface IngestOptions {
   onProgress?: (file: PlannedFile, rowsRead: number) => void
   /** A file's final counts, once it is committed (or found unchanged). */
   onFileDone?: (file: PlannedFile, result: Omit<IngestFileResult, 'rejects'>) => void
+  /**
+   * For an ingest another process asked for (the server running a command's work): aborted when
+   * that command is interrupted or gone; the ingest stops before its next file (the running
+   * statement is stopped by whoever holds the database).
+   */
+  signal?: AbortSignal
 }
 
 /** Ingests files and folders, each file in its own transaction, and writes each file's rejects. */
@@ -175,6 +181,10 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
   }
   const names = rejectsNames(plan.files)
   for (const file of plan.files) {
+    if (options.signal?.aborted)
+      throw errors.interrupted(
+        `ingest interrupted by ${String(options.signal.reason)} before ${file.path}; the files before it are committed`,
+      )
     options.onFile?.(file)
     let ingested: Awaited<ReturnType<typeof ingestFile>>
     try {

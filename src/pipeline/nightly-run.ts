@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { exportOrganisation, LOW_DATA_INCLUDE, orgExportJson } from '../analytics/org-export.js'
+import { errors } from '../errors/skillhouse-error.js'
 import { readOutbox } from '../events/outbox.js'
 import { type IngestSummary, ingestPaths, type PlannedFile } from '../ingest/ingest-paths.js'
 import type { IngestFileResult } from '../ingest/ingest-types.js'
@@ -41,6 +42,12 @@ export interface NightlyRunOptions {
   onIngestRows?: (rows: number) => void
   /** A file's final counts, once it is committed (or found unchanged). */
   onIngestFileDone?: (result: Omit<IngestFileResult, 'rejects'>) => void
+  /**
+   * For a run that another process asked for (the server running a command's run): aborted
+   * (reason 'SIGINT' or 'SIGTERM') when that command is interrupted or gone. Without it, the
+   * process's own SIGINT and SIGTERM interrupt the run and end the process.
+   */
+  signal?: AbortSignal
 }
 
 export interface RunManifest {
@@ -109,10 +116,13 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
     runId,
   ])
   const status = new RunStatusFile(tenant.database.path, runId, startedAt)
-  const stopWatching = markInterruptedOnSignal(tenant.database, runId, status)
+  const stopWatching = options.signal
+    ? markInterruptedOnAbort(tenant.database, runId, status, options.signal)
+    : markInterruptedOnSignal(tenant.database, runId, status)
   try {
     return await runStages(options, runId, startedAt, fromSeq, status)
   } catch (error) {
+    if (options.signal?.aborted) throw errors.interrupted(interruptedMessage(runId, options.signal.reason))
     await tenant.database
       .run(`UPDATE runs SET finished_at = now(), status = 'failed' WHERE run_id = $1`, [runId])
       .catch(() => undefined)
@@ -165,22 +175,11 @@ class RunStatusFile {
 function markInterruptedOnSignal(database: TenantDatabase, runId: string, status: RunStatusFile): () => void {
   const handler = (signal: NodeJS.Signals) => {
     const code = signal === 'SIGINT' ? 130 : 143
-    void (async () => {
-      try {
-        const marker = await database.sibling()
-        try {
-          await marker.run(`UPDATE runs SET finished_at = now(), status = 'interrupted' WHERE run_id = $1`, [
-            runId,
-          ])
-        } finally {
-          marker.close()
-        }
-      } finally {
-        status.clear()
-        process.stderr.write(`run ${runId} interrupted by ${signal}; the next run finishes its work\n`)
-        process.exit(code)
-      }
-    })()
+    void markInterrupted(database, runId).finally(() => {
+      status.clear()
+      process.stderr.write(`${interruptedMessage(runId, signal)}\n`)
+      process.exit(code)
+    })
   }
   process.once('SIGINT', handler)
   process.once('SIGTERM', handler)
@@ -190,11 +189,43 @@ function markInterruptedOnSignal(database: TenantDatabase, runId: string, status
   }
 }
 
+/**
+ * The same for a run another process asked for: when `signal` aborts, the run is marked
+ * `interrupted` at once, the statement running is stopped (its transaction rolls back), and the
+ * run stops at its next stage; the process goes on.
+ */
+function markInterruptedOnAbort(
+  database: TenantDatabase,
+  runId: string,
+  status: RunStatusFile,
+  signal: AbortSignal,
+): () => void {
+  const handler = () => {
+    void markInterrupted(database, runId).finally(() => status.clear())
+    database.interrupt()
+  }
+  signal.addEventListener('abort', handler, { once: true })
+  return () => signal.removeEventListener('abort', handler)
+}
+
+async function markInterrupted(database: TenantDatabase, runId: string): Promise<void> {
+  const marker = await database.sibling()
+  try {
+    await marker.run(`UPDATE runs SET finished_at = now(), status = 'interrupted' WHERE run_id = $1`, [runId])
+  } finally {
+    marker.close()
+  }
+}
+
+const interruptedMessage = (runId: string, signal: unknown) =>
+  `run ${runId} interrupted by ${String(signal)}; the next run finishes its work`
+
 /** Runs `work` as the stage `name`: recorded in the status file, the runs table and the timer. */
 type StageRunner = <T>(name: string, work: () => Promise<T>) => Promise<T>
 
 function stageRunner(options: NightlyRunOptions, runId: string, status: RunStatusFile, timer: PhaseTimer) {
   const runStage: StageRunner = async (name, work) => {
+    if (options.signal?.aborted) throw errors.interrupted(interruptedMessage(runId, options.signal.reason))
     status.stage(name)
     options.onStage?.(name)
     await options.tenant.database.run('UPDATE runs SET stage = $2 WHERE run_id = $1', [runId, name])
@@ -261,6 +292,7 @@ function ingestInbox(options: NightlyRunOptions): Promise<IngestSummary> {
     rejectsDir: join(options.out, 'rejects'),
     onFileError: 'skip',
     skipIngested: true,
+    ...(options.signal ? { signal: options.signal } : {}),
     ...(options.delimiter ? { delimiter: options.delimiter } : {}),
     ...(options.encoding ? { encoding: options.encoding } : {}),
     ...(options.onIngestFile ? { onFile: options.onIngestFile } : {}),

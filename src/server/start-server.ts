@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import { type AppOptions, createApp, type SkillhouseApp } from './app.js'
+import { type LocalChannel, openLocalChannel, refuseWhenServed } from './local-channel.js'
 import { type Logger, stderrLogger } from './request-log.js'
 
 export interface ServerOptions extends AppOptions {
@@ -13,6 +14,12 @@ export interface ServerOptions extends AppOptions {
   maxConnections?: number
   /** How long a shutdown waits for in-flight requests before it closes their connections (ms). */
   shutdownTimeoutMs?: number
+  /**
+   * Whether commands on this data directory's tenants hand their work to this server (its local
+   * channel, announced in serve.json; default yes). Without it they are refused while it holds a
+   * tenant.
+   */
+  localChannel?: boolean
 }
 
 /** A listening server. */
@@ -44,6 +51,9 @@ export const DEFAULT_MAX_CONNECTIONS = 1024
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.logger ?? stderrLogger
   const host = options.host ?? '127.0.0.1'
+  const withChannel = options.localChannel !== false
+  // Before anything is bound: a second server on the data directory names the first.
+  if (withChannel) refuseWhenServed(options.dataDir)
   const built = await createApp(options)
   const connections = new ConnectionLimit(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log)
   const server = createServer(connections.listener(getRequestListener(built.app.fetch)))
@@ -58,11 +68,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const address = server.address() as AddressInfo
   const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address
   const url = `http://${shownHost}:${address.port}`
-  log({ msg: 'listening', url })
+  let channel: LocalChannel | undefined
+  try {
+    if (withChannel)
+      channel = await openLocalChannel({ dataDir: options.dataDir, pool: built.pool, url, log })
+  } catch (error) {
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await built.close()
+    throw error
+  }
+  log({ msg: 'listening', url, ...(channel ? { local_channel: channel.socket } : {}) })
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
       built.drain()
+      // Commands started from now on run on their own once the databases are closed.
+      await channel?.close()
       await stopServing(server, connections, options.shutdownTimeoutMs ?? 10_000)
       await built.close()
       log({ msg: 'stopped', url })

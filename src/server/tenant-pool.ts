@@ -45,6 +45,8 @@ export class TenantPool {
   private readonly deliveryDatabases = new Map<string, TenantDatabase[]>()
   /** Per tenant: connections for reads that run beside each other, taken and given back. */
   private readonly readDatabases = new Map<string, TenantDatabase[]>()
+  /** Per tenant, while a batch runs: the read connections held on the state before it. */
+  private readonly pinned = new Map<string, PinnedReaders>()
   /** Per tenant: a number that changes whenever work that may write has finished on it. */
   private readonly versions = new Map<string, number>()
   /** Per tenant: the same for work that may change entities (all but skill events, derivations, reads). */
@@ -173,16 +175,51 @@ export class TenantPool {
   /**
    * `use` for work that only reads (GET): reads run beside each other, beside a derivation and
    * beside a batch of skill events, each on a connection of its own, but never beside other
-   * work, which may change what a read sees halfway.
+   * work, which may change what a read sees halfway; beside a batch (`useForBatch`) they read the
+   * state before it.
    */
   useForReading<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
     // Nothing that writes runs beside a read but a derivation or a batch of skill events, and the
-    // version moves when they finish: indexes kept at this version are current.
-    return this.queue(name, 'read', () =>
-      this.runOnSibling(name, this.readDatabases, (tenant) =>
-        work({ ...tenant, dataVersion: this.version(name) }),
-      ),
-    )
+    // version moves when they finish: indexes kept at this version are current. A batch moves it
+    // only when it ends, and reads beside it see the state before it.
+    return this.queue(name, 'read', () => {
+      const pinned = this.pinned.get(name)
+      const version = this.version(name)
+      const live = () =>
+        this.runOnSibling(name, this.readDatabases, (tenant) =>
+          work({ ...tenant, dataVersion: this.version(name) }),
+        )
+      if (!pinned) return live()
+      return this.runOn(name, (tenant) =>
+        pinned.read((database) => work({ ...tenant, database, dataVersion: version }), live),
+      )
+    })
+  }
+
+  /**
+   * `use` for a batch: a command's write handed to the server (the nightly run, an ingest, a
+   * derivation asked for): alone among the tenant's writes, with reads beside it answered from the
+   * state before it (see the class comment).
+   */
+  useForBatch<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
+    return this.queue(name, 'batch', async () => {
+      const pinned = new PinnedReaders()
+      // Set before anything awaits: a read that starts beside the batch waits for the pins.
+      this.pinned.set(name, pinned)
+      try {
+        return await this.runOn(name, async (tenant) => {
+          await pinned.hold(tenant.database, PINNED_READERS)
+          return work(tenant)
+        })
+      } finally {
+        // The version moves before any read sees what the batch wrote; reads still running on
+        // the pins finish on the state before it, then the pins are let go.
+        this.versions.set(name, (this.versions.get(name) ?? 0) + 1)
+        this.entityVersions.set(name, (this.entityVersions.get(name) ?? 0) + 1)
+        if (this.pinned.get(name) === pinned) this.pinned.delete(name)
+        await pinned.letGo()
+      }
+    })
   }
 
   /** Runs `work` on an idle connection of `connections` (a new one when none is idle), given back after. */
@@ -321,6 +358,7 @@ export class TenantPool {
           this.eventDatabases.delete(name)
           for (const reader of this.readDatabases.get(name) ?? []) reader.close()
           this.readDatabases.delete(name)
+          await this.pinned.get(name)?.letGo()
           for (const delivery of this.deliveryDatabases.get(name) ?? []) delivery.close()
           this.deliveryDatabases.delete(name)
           // The checkpoint folds the write-ahead log into the file: the next open starts clean.
@@ -332,18 +370,98 @@ export class TenantPool {
   }
 }
 
-type Lane = 'exclusive' | 'derive' | 'events' | 'read' | 'delivery'
+type Lane = 'exclusive' | 'batch' | 'derive' | 'events' | 'read' | 'delivery'
+
+/** Read connections held on the state before a batch while it runs (see `useForBatch`). */
+const PINNED_READERS = 4
 
 /**
- * Reads beside all but exclusive work; a derivation beside batches of skill events, and those
- * beside each other; delivery's bookkeeping beside all but exclusive work and itself; all else one
- * at a time.
+ * Whether work of lane `next` may start while work of lane `running` runs. Reads beside all but
+ * exclusive work; a derivation beside batches of skill events, and those beside each other;
+ * delivery's bookkeeping beside all but exclusive work and itself; a batch (of a command) only
+ * beside delivery when it starts, and then reads too (on the state before it); all else one at a
+ * time.
  */
-const besides = (a: Lane, b: Lane) => {
-  if (a === 'exclusive' || b === 'exclusive') return false
-  if (a === 'read' || b === 'read') return true
-  if (a === 'delivery' || b === 'delivery') return a !== b
-  return a === 'events' || (a === 'derive' && b === 'events')
+const mayStartBeside = (next: Lane, running: Lane): boolean => {
+  if (next === 'exclusive' || running === 'exclusive') return false
+  if (next === 'batch') return running === 'delivery'
+  if (running === 'batch') return next === 'read' || next === 'delivery'
+  if (next === 'read' || running === 'read') return true
+  if (next === 'delivery' || running === 'delivery') return next !== running
+  return next === 'events' || (next === 'derive' && running === 'events')
+}
+
+/**
+ * Connections held on one state of the data (`TenantDatabase.pin`), lent to reads one at a
+ * time; a read waits for one when all are lent.
+ */
+class PinnedReaders {
+  private readonly idle: TenantDatabase[] = []
+  private readonly all: TenantDatabase[] = []
+  private readonly waiting: ((reader: TenantDatabase) => void)[] = []
+  private lent = 0
+  private held: Promise<void> | undefined
+  private heldNow: () => void = () => undefined
+
+  constructor() {
+    this.held = new Promise<void>((resolve) => {
+      this.heldNow = resolve
+    })
+  }
+
+  /** Pins `count` new connections of `database` on the state of the data now. */
+  async hold(database: TenantDatabase, count: number): Promise<void> {
+    try {
+      for (let index = 0; index < count; index++) {
+        const reader = await database.sibling()
+        this.all.push(reader)
+        await reader.pin()
+        this.idle.push(reader)
+      }
+    } finally {
+      this.heldNow()
+    }
+  }
+
+  /**
+   * Runs `work` on a pinned connection, once the pins are held and one is free; `otherwise` when
+   * the pins are gone (the batch ended, or failed before it held them).
+   */
+  async read<T>(work: (database: TenantDatabase) => Promise<T>, otherwise: () => Promise<T>): Promise<T> {
+    await this.held
+    if (this.gone) return otherwise()
+    let reader = this.idle.pop()
+    if (reader) this.lent++
+    else reader = await new Promise<TenantDatabase>((resolve) => this.waiting.push(resolve))
+    try {
+      return await work(reader)
+    } finally {
+      // Handed straight to a read that waits: the count of lent connections stays.
+      const next = this.waiting.shift()
+      if (next) next(reader)
+      else {
+        this.idle.push(reader)
+        this.lent--
+        if (this.lent === 0) this.drained?.()
+      }
+    }
+  }
+
+  private gone = false
+  private drained: (() => void) | undefined
+
+  /** Waits for the reads on the pins, then lets the connections go. */
+  async letGo(): Promise<void> {
+    this.heldNow()
+    if (this.all.length === 0 || this.idle.length === this.all.length) this.gone = true
+    if (this.lent > 0) await new Promise<void>((resolve) => (this.drained = resolve))
+    this.gone = true
+    for (const reader of this.all.splice(0)) {
+      await reader.release().catch(() => undefined)
+      reader.close()
+    }
+    this.idle.length = 0
+  }
 }
 
 interface Waiting {
@@ -355,7 +473,7 @@ interface Waiting {
  * The work queued on one tenant, started in its order of arrival: the next piece starts when it
  * may run beside everything running. A piece never overtakes one queued before it, so a request
  * that needs the tenant alone waits for the running derivation but is not starved by a stream of
- * skill events.
+ * skill events; but while a batch runs, reads go ahead (see `pump`).
  */
 class TenantLanes {
   private readonly running = new Map<number, Lane>()
@@ -388,11 +506,25 @@ class TenantLanes {
   private pump(): void {
     for (;;) {
       const head = this.waiting[0]
-      if (!head) return
-      for (const lane of this.running.values()) if (!besides(lane, head.lane)) return
+      if (!head || !this.mayStart(head.lane)) break
       this.waiting.shift()
       head.start()
     }
+    // Reads beside a batch see the state before it and hold nothing up: they go ahead of the
+    // writes that wait for the batch to end.
+    if (![...this.running.values()].includes('batch')) return
+    for (let index = 0; index < this.waiting.length; ) {
+      const waiting = this.waiting[index] as Waiting
+      if (waiting.lane === 'read' && this.mayStart('read')) {
+        this.waiting.splice(index, 1)
+        waiting.start()
+      } else index++
+    }
+  }
+
+  private mayStart(lane: Lane): boolean {
+    for (const running of this.running.values()) if (!mayStartBeside(lane, running)) return false
+    return true
   }
 }
 

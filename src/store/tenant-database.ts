@@ -204,6 +204,29 @@ export class TenantDatabase {
   private inTransaction = false
 
   /**
+   * Holds this connection on the state of the data as it is now: a transaction that reads, and
+   * so sees no commit of another connection until `release`. Reads on it meanwhile (`snapshot`
+   * included) see that one state. The server's reads while a batch writes (tenant-pool.ts).
+   */
+  async pin(): Promise<void> {
+    await this.run('BEGIN TRANSACTION')
+    // DuckDB fixes a transaction's state at its first statement, not at BEGIN.
+    await this.run('SELECT count(*) FROM schema_migrations')
+    this.inTransaction = true
+  }
+
+  /** Ends what `pin` began; the connection sees the newest commits again. */
+  async release(): Promise<void> {
+    this.inTransaction = false
+    await this.run('ROLLBACK')
+  }
+
+  /** Stops the statement running on this connection (it fails, and its transaction with it). */
+  interrupt(): void {
+    this.connection.interrupt()
+  }
+
+  /**
    * Streams a query's rows chunk by chunk on a connection of its own, so that the caller may
    * keep writing (appenders, statements) on the main connection meanwhile: a statement on the
    * connection of an open stream would end the stream early. It reads the last committed data.

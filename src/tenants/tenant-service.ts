@@ -6,6 +6,7 @@ import { DEFAULT_VOCAB_LANGUAGES, VENDOR_A_ONLY_LANGUAGES } from '../schemas/voc
 import { describeRun, readRunStatus } from '../store/run-status.js'
 import { TenantDatabase } from '../store/tenant-database.js'
 import { ensureDataDir, tenantDatabaseFile } from './data-directory.js'
+import { readServerRecord } from './server-record.js'
 import { newOAuthClient, type TenantEntry, TenantRegistry } from './tenant-registry.js'
 
 export const DEFAULT_SERVER_ORIGIN = 'http://127.0.0.1:8080'
@@ -133,6 +134,20 @@ export interface UpdateTenantOptions {
  * clearly, before anything changes). Activating what is active changes nothing.
  */
 export async function updateTenant(options: UpdateTenantOptions): Promise<TenantSettingsType> {
+  TenantRegistry.load(options.dataDir).get(options.name)
+  const database = await TenantDatabase.open(tenantDatabaseFile(options.dataDir, options.name))
+  try {
+    return await updateOpenTenant(options, database)
+  } finally {
+    database.close()
+  }
+}
+
+/** `updateTenant` on the tenant's open database (by whichever process holds it). */
+export async function updateOpenTenant(
+  options: UpdateTenantOptions,
+  database: TenantDatabase,
+): Promise<TenantSettingsType> {
   const merged = (current: TenantSettingsType): TenantSettingsType => {
     const parsed = TenantSettings.safeParse({
       ...current,
@@ -148,13 +163,7 @@ export async function updateTenant(options: UpdateTenantOptions): Promise<Tenant
     return parsed.data
   }
   const entry = TenantRegistry.load(options.dataDir).get(options.name)
-  const settings = merged(entry.settings)
-  const database = await TenantDatabase.open(tenantDatabaseFile(options.dataDir, options.name))
-  try {
-    await writeSettings(database, settings, entry.base_url)
-  } finally {
-    database.close()
-  }
+  await writeSettings(database, merged(entry.settings), entry.base_url)
   // Merged again under the lock: another change meanwhile is kept (activations only add).
   return TenantRegistry.update(options.dataDir, (registry) => {
     const current = registry.get(options.name)
@@ -211,7 +220,9 @@ export interface TenantSummary {
   base_url: string
   counts: Record<string, number> | null
   last_run: { run_id: string; kind: string; status: string; finished_at: string | null } | null
-  /** The run holding the tenant's database now (from its status file), when one does. */
+  /** The server serving the data directory: it holds the tenant's database while it runs. */
+  served_by?: { pid: number; url: string }
+  /** The run holding the tenant's database now, or running in the server (its status file). */
   running?: { run_id: string; kind: string; pid: number; stage: string; since: string; started_at: string }
   note?: string
 }
@@ -227,9 +238,17 @@ const COUNTED_TABLES = [
   'companies',
 ] as const
 
-/** Every tenant with its region, counts and last run; a database in use elsewhere is reported, not fatal. */
-export async function listTenants(dataDir: string): Promise<TenantSummary[]> {
+/**
+ * Every tenant with its region, counts and last run, and what holds it now: `summarise` gives
+ * the counts and last run of one (by whichever process holds its database); a database held by
+ * a process that cannot answer (a batch command) is reported, not fatal.
+ */
+export async function listTenants(
+  dataDir: string,
+  summarise: (name: string) => Promise<TenantState>,
+): Promise<TenantSummary[]> {
   const registry = TenantRegistry.load(dataDir)
+  const server = readServerRecord(dataDir)
   const summaries: TenantSummary[] = []
   for (const entry of registry.list()) {
     const summary: TenantSummary = {
@@ -241,52 +260,57 @@ export async function listTenants(dataDir: string): Promise<TenantSummary[]> {
       base_url: entry.base_url,
       counts: null,
       last_run: null,
+      ...(server ? { served_by: { pid: server.pid, url: server.url } } : {}),
     }
     try {
-      const database = await TenantDatabase.open(tenantDatabaseFile(dataDir, entry.settings.name))
-      try {
-        const counts: Record<string, number> = {}
-        for (const table of COUNTED_TABLES) {
-          const row = await database.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)
-          counts[table] = row?.n ?? 0
-        }
-        summary.counts = counts
-        const run = await database.one<{
-          run_id: string
-          kind: string
-          status: string
-          finished_at: Date | null
-        }>('SELECT run_id, kind, status, finished_at FROM runs ORDER BY started_at DESC LIMIT 1')
-        summary.last_run = run
-          ? {
-              run_id: run.run_id,
-              kind: run.kind,
-              status: run.status,
-              finished_at: run.finished_at?.toISOString?.() ?? null,
-            }
-          : null
-      } finally {
-        database.close()
-      }
+      Object.assign(summary, await summarise(entry.settings.name))
     } catch (error) {
       summary.note = (error as Error).message
-      // The database is held (by a run): what the run says of itself, beside the database.
-      const run = readRunStatus(tenantDatabaseFile(dataDir, entry.settings.name))
-      if (run) {
-        summary.running = {
-          run_id: run.run_id,
-          kind: run.kind,
-          pid: run.pid,
-          stage: run.stage,
-          since: run.stage_started_at,
-          started_at: run.started_at,
-        }
-        summary.note = `held by the ${describeRun(run)}; counts are shown when it has finished`
+    }
+    // A run holding the database, or running in the server: what it says of itself.
+    const run = readRunStatus(tenantDatabaseFile(dataDir, entry.settings.name))
+    if (run) {
+      summary.running = {
+        run_id: run.run_id,
+        kind: run.kind,
+        pid: run.pid,
+        stage: run.stage,
+        since: run.stage_started_at,
+        started_at: run.started_at,
       }
+      if (summary.counts === null)
+        summary.note = `held by the ${describeRun(run)}; counts are shown when it has finished`
     }
     summaries.push(summary)
   }
   return summaries
+}
+
+/** What a tenant's database says of it: its counts and its last run. */
+export type TenantState = Pick<TenantSummary, 'counts' | 'last_run'>
+
+/** The counts and last run of a tenant's open database. */
+export async function tenantState(database: TenantDatabase): Promise<TenantState> {
+  const counts: Record<string, number> = {}
+  for (const table of COUNTED_TABLES) {
+    const row = await database.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)
+    counts[table] = row?.n ?? 0
+  }
+  const run = await database.one<{ run_id: string; kind: string; status: string; finished_at: Date | null }>(
+    // A run still running is shown from its status file; this is the last one that ended.
+    "SELECT run_id, kind, status, finished_at FROM runs WHERE status <> 'running' ORDER BY started_at DESC LIMIT 1",
+  )
+  return {
+    counts,
+    last_run: run
+      ? {
+          run_id: run.run_id,
+          kind: run.kind,
+          status: run.status,
+          finished_at: run.finished_at?.toISOString?.() ?? null,
+        }
+      : null,
+  }
 }
 
 const unique = <T>(values: T[]) => [...new Set(values)]

@@ -25,11 +25,18 @@ export function ensureFolder(path: string, flag: string): void {
   mkdirSync(path, { recursive: true })
 }
 
-/** Writes a whole file or nothing: a temporary sibling, fsync, then rename over the target. */
-export function writeFileAtomic(path: string, content: string | Uint8Array | readonly Uint8Array[]): void {
+/**
+ * Writes a whole file or nothing: a temporary sibling, fsync, then rename over the target.
+ * `mode` is the new file's permissions from its first byte (0o600: the owner's alone).
+ */
+export function writeFileAtomic(
+  path: string,
+  content: string | Uint8Array | readonly Uint8Array[],
+  mode = 0o666,
+): void {
   const temporary = temporaryPath(path)
   try {
-    const fd = openSync(temporary, 'w')
+    const fd = openSync(temporary, 'w', mode)
     try {
       const chunks =
         typeof content === 'string'

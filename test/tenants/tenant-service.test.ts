@@ -2,10 +2,11 @@ import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SkillhouseError } from '../../src/errors/skillhouse-error.js'
+import { listTenantsOf } from '../../src/operations/tenant-operations.js'
 import { TenantDatabase } from '../../src/store/tenant-database.js'
 import { tenantDatabaseFile } from '../../src/tenants/data-directory.js'
 import { TenantRegistry, verifySecret } from '../../src/tenants/tenant-registry.js'
-import { createTenant, listTenants, updateTenant, withTenant } from '../../src/tenants/tenant-service.js'
+import { createTenant, updateTenant, withTenant } from '../../src/tenants/tenant-service.js'
 import { tempDir } from '../helpers/temp-tenant.js'
 
 const temp = tempDir()
@@ -120,12 +121,12 @@ describe('updateTenant', () => {
   })
 })
 
-describe('listTenants', () => {
+describe('listTenantsOf', () => {
   it('lists every tenant by name with its region, base URL, counts and last run', async () => {
     const dataDir = join(temp.dir, 'list')
     await createTenant({ dataDir, name: 'beta', region: 'eu' })
     await createTenant({ dataDir, name: 'alpha', region: 'uk' })
-    const summaries = await listTenants(dataDir)
+    const summaries = await listTenantsOf(dataDir)
     expect(summaries.map((summary) => summary.tenant)).toEqual(['alpha', 'beta'])
     const [alpha] = summaries
     expect(alpha?.region).toBe('uk')
