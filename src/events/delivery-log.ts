@@ -26,13 +26,15 @@ const isoOf = (value: unknown): string | null => (value instanceof Date ? value.
 export async function enqueueNewEvents(
   database: TenantDatabase,
   now: Date,
+  /** The last event that may be queued (see WebhookTenant.outboxHorizon); all when undefined. */
+  horizon?: number,
 ): Promise<{ subscriptions: number; queued: number }> {
   const position = await database.one<{ last: number | null; lowest: number | null; active: number }>(
     `SELECT (SELECT max(seq) FROM outbox) AS last, min(cursor_seq) AS lowest, count(*) AS active
        FROM webhook_subscriptions WHERE status = 'active'`,
   )
   const subscriptions = Number(position?.active ?? 0)
-  const last = Number(position?.last ?? 0)
+  const last = Math.min(Number(position?.last ?? 0), horizon ?? Number.POSITIVE_INFINITY)
   if (subscriptions === 0 || Number(position?.lowest ?? last) >= last) return { subscriptions, queued: 0 }
   const queued = await database.transaction(async () => {
     const inserted = await queueEvents(database, now, { toSeq: last })

@@ -32,6 +32,12 @@ import { sameThreadSender, type WebhookSender, webhookSender } from './webhook-s
 export interface WebhookTenant {
   database: TenantDatabase
   baseUrl: string
+  /**
+   * The last outbox event that may be sent now, when not the last one committed: while the
+   * server runs a batch (a nightly run handed to it), the events of the state before it, so that a
+   * consumer that reads the API on an event finds what the event says.
+   */
+  outboxHorizon?: number | undefined
 }
 
 /**
@@ -243,8 +249,8 @@ export class TenantDelivery {
    */
   async scan(): Promise<{ subscriptions: number; next: Date | null }> {
     const now = this.now()
-    const found = await this.access(async ({ database }) => {
-      const queued = await enqueueNewEvents(database, now)
+    const found = await this.access(async ({ database, outboxHorizon }) => {
+      const queued = await enqueueNewEvents(database, now, outboxHorizon)
       if (queued.subscriptions === 0) return { subscriptions: 0, waiting: [] }
       return { subscriptions: queued.subscriptions, waiting: await waitingSubscriptions(database) }
     })

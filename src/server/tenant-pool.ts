@@ -148,8 +148,15 @@ export class TenantPool {
    * subscription). It leaves the tenant's data version alone: the answers that show delivery state
    * are not kept (`ApiRoute.volatile`).
    */
-  useForDelivery<T>(name: string, work: (tenant: OpenTenant) => Promise<T>): Promise<T> {
-    return this.queue(name, 'delivery', () => this.runOnSibling(name, this.deliveryDatabases, work))
+  useForDelivery<T>(
+    name: string,
+    work: (tenant: OpenTenant & { outboxHorizon?: number | undefined }) => Promise<T>,
+  ): Promise<T> {
+    return this.queue(name, 'delivery', () =>
+      this.runOnSibling(name, this.deliveryDatabases, (tenant) =>
+        work({ ...tenant, outboxHorizon: this.pinned.get(name)?.outboxHorizon }),
+      ),
+    )
   }
 
   /**
@@ -409,6 +416,9 @@ class PinnedReaders {
     })
   }
 
+  /** The last outbox event of the state the pins hold (see WebhookTenant.outboxHorizon). */
+  outboxHorizon: number | undefined
+
   /** Pins `count` new connections of `database` on the state of the data now. */
   async hold(database: TenantDatabase, count: number): Promise<void> {
     try {
@@ -418,6 +428,8 @@ class PinnedReaders {
         await reader.pin()
         this.idle.push(reader)
       }
+      const last = await this.idle[0]?.one<{ last: number | null }>('SELECT max(seq) AS last FROM outbox')
+      this.outboxHorizon = Number(last?.last ?? 0)
     } finally {
       this.heldNow()
     }

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { connect } from 'node:net'
+import { createServer } from 'node:http'
+import { type AddressInfo, connect } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ingestPaths } from '../../src/ingest/ingest-paths.js'
@@ -8,7 +9,7 @@ import { readServerRecord } from '../../src/tenants/server-record.js'
 import { openTenant } from '../../src/tenants/tenant-service.js'
 import { startServe } from '../events/serve-process.js'
 import { createOpenTenant, fixture, runCli, tempDir } from '../helpers/temp-tenant.js'
-import { call, tokenFor } from './server-helpers.js'
+import { call, eventually, tokenFor } from './server-helpers.js'
 
 /**
  * Commands on a tenant that `skillhouse serve` holds hand their work to the server over its local
@@ -123,6 +124,9 @@ describe('reads beside a server', () => {
   })
 })
 
+/** The events of `events export`'s output. */
+const outboxSize = (exported: { stdout: string }) => exported.stdout.split('\n').filter(Boolean).length
+
 /** What a nightly run wrote, but for what names the run or the moment. */
 function runOutputs(out: string) {
   const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as Record<string, unknown>
@@ -152,6 +156,22 @@ describe('writes beside a server', () => {
           token,
           body: { filters: [], weights: [], limit: 5 },
         })
+      // A consumer of the tenant's events, subscribed through the server before the run.
+      const received: { type: string; at: number }[] = []
+      const consumer = createServer((request, response) => {
+        let body = ''
+        request.on('data', (chunk) => {
+          body += chunk
+        })
+        request.on('end', () => {
+          received.push({ type: (JSON.parse(body) as { type: string }).type, at: Date.now() })
+          response.writeHead(204).end()
+        })
+      })
+      await new Promise<void>((resolve) => consumer.listen(0, '127.0.0.1', resolve))
+      const hook = `http://127.0.0.1:${(consumer.address() as AddressInfo).port}/events`
+      expect((await text(['webhook', 'add', hook, '--data-dir', beside])).exitCode).toBe(0)
+      const outboxBefore = outboxSize(await text(['events', 'export', '--data-dir', beside]))
       const before = [(await profile()).text, (await page()).text, (await jobProfile()).status]
       const seen = { profile: new Set<string>(), page: new Set<string>(), job: new Set<string>() }
       let polling = true
@@ -164,11 +184,15 @@ describe('writes beside a server', () => {
           seen.job.add(three?.status === 404 ? '404' : (three?.text as string))
         }
       })()
-      const run = await text(['run', '--inbox', inbox, '--out', join(beside, 'out'), '--data-dir', beside])
+      const running = runUntilStage(beside, join(beside, 'out'), 'org_export')
+      await running.reached
+      // The run has committed its profiles and their events, seconds ago: none is sent before it ends.
+      const sentDuringRun = received.length
+      const run = await running.process
       polling = false
       await poller
-      expect(run.exitCode, run.stderr).toBe(0)
-      expect(run.stderr).toContain('progress stage derive')
+      expect(run.exitCode, String(run.stderr)).toBe(0)
+      expect(sentDuringRun).toBe(1) // the health check
       const after = [(await profile()).text, (await page()).text, (await jobProfile()).text]
       expect(before[1]).not.toContain(FIRST_JOB)
       expect(after[1]).toContain(FIRST_JOB)
@@ -178,6 +202,13 @@ describe('writes beside a server', () => {
       for (const answer of seen.page) expect([before[1], after[1]]).toContain(answer)
       for (const answer of seen.job) expect(['404', after[2]]).toContain(answer)
       expect(runOutputs(join(beside, 'out'))).toEqual(runOutputs(join(alone, 'out')))
+      // The server's webhook delivery sends the events the run appended as it sends any.
+      const appended = outboxSize(await text(['events', 'export', '--data-dir', beside])) - outboxBefore
+      expect(appended).toBeGreaterThan(0)
+      const delivered = () => received.filter((event) => event.type !== 'ai.vendor.health_check').length
+      await eventually(async () => (delivered() >= appended ? true : undefined), 30_000)
+      expect(delivered()).toBe(appended)
+      consumer.close()
     })
   })
 
