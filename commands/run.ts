@@ -12,7 +12,7 @@ export default class Run extends SkillhouseCommand {
   static override summary =
     'The nightly job: ingest the inbox, derive profiles, write outputs, events and a manifest'
   static override description =
-    'Safe to re-run: unchanged input changes nothing and emits no event, and a run killed at any stage is finished by the next one. While it runs it holds the tenant database; a second run (or the server) is refused with a clear message.'
+    'Safe to re-run: unchanged input changes nothing and emits no event, and a run killed at any stage is finished by the next one. Beside a running serve the server runs it, answering reads from the state before it meanwhile; alone it holds the tenant database and a second run is refused with a clear message.'
   static override examples = ['<%= config.bin %> run --inbox fixtures/demo --out out/demo --tenant demo']
   static override flags = {
     tenant: tenantFlag,

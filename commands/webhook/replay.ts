@@ -6,7 +6,7 @@ import { Flags } from '../../src/vendor/oclif.js'
 export default class WebhookReplayCommand extends SkillhouseCommand {
   static override summary = 'Send events to a webhook subscription again'
   static override description =
-    'Queues again, each with a new retry window: without --since or --event the dead letters of the subscription; with --since every outbox event at or after that time that its event types take; with --event that outbox event and every later one it takes (events appended before the subscription was made included). They go in outbox order, before its later events, when `events deliver` or `serve` next sends; a running server holds the tenant: use POST /webhooks/{webhook_id}/replay there.'
+    'Queues again, each with a new retry window: without --since or --event the dead letters of the subscription; with --since every outbox event at or after that time that its event types take; with --event that outbox event and every later one it takes (events appended before the subscription was made included). They go in outbox order, before its later events, when `events deliver` or `serve` next sends (beside a running server, the server queues them).'
   static override examples = [
     '<%= config.bin %> webhook replay --subscription WEBHOOK_ID',
     '<%= config.bin %> webhook replay --subscription WEBHOOK_ID --since 2026-11-21T08:00:00Z',

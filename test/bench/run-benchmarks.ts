@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<BenchResult>> = {
   webhooks: async () => (await import('./webhooks.js')).benchWebhooks(),
   report: async () => (await import('./report.js')).benchReport(),
   cli: async () => (await import('./cli.js')).benchCli(),
+  'serve-nightly': async () => (await import('./serve-nightly.js')).benchServeNightly(),
 }
 
 const names = process.argv.slice(2)
