@@ -1,38 +1,53 @@
+import { resolve } from 'node:path'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
-import { runDemo } from '../src/pipeline/demo-tenant.js'
+import { demoRun } from '../src/operations/pipeline-operations.js'
+import { DEMO_TENANT, ensureDemoTenant } from '../src/pipeline/demo-tenant.js'
 import type { RunManifest } from '../src/pipeline/nightly-run.js'
+import { removeTenant } from '../src/tenants/tenant-service.js'
 import { Flags } from '../src/vendor/oclif.js'
 
 export default class Demo extends SkillhouseCommand {
   static override summary = 'Create the demo tenant from fixtures/demo and run the nightly job on it'
   static override description =
-    'Creates the `demo` tenant (if it does not exist yet) in the data directory, loads the postal codes its addresses use (a GeoNames extract, fixtures/postal-codes) and runs the nightly job with fixtures/demo as its inbox. Safe to run again: unchanged input changes nothing.'
+    'Creates the `demo` tenant (if it does not exist yet; the default tenant when there is none) in the data directory, loads the postal codes its addresses use (a GeoNames extract, fixtures/postal-codes) and runs the nightly job with fixtures/demo as its inbox. Safe to run again: an existing demo tenant keeps its data and unchanged input changes nothing; --reset builds it anew.'
   static override examples = [
     '<%= config.bin %> demo',
     '<%= config.bin %> demo --out demo-out --data-dir demo-data',
+    '<%= config.bin %> demo --reset',
   ]
   static override flags = {
     out: Flags.string({ description: 'where the outputs go', default: 'out/demo' }),
+    reset: Flags.boolean({
+      description: 'delete the demo tenant (its database and its caches) first, and build it again',
+    }),
   }
 
   async run(): Promise<RunManifest & { data_dir: string; out: string }> {
     const { flags } = await this.parse(Demo)
     const dataDir = this.dataDir(flags)
-    const spinner = (await this.spinner())?.start('nightly job')
-    const { created, manifest } = await runDemo({
-      dataDir,
-      out: flags.out,
-      onStage: (stage) => {
-        if (spinner) spinner.text = `nightly job: ${stage}`
-      },
-    }).finally(() => spinner?.stop())
+    if (flags.reset) await removeTenant(dataDir, DEMO_TENANT).catch(ignoreMissing)
+    const created = await ensureDemoTenant(dataDir)
+    const progress = await this.progressReport()
+    progress.stage('nightly job')
+    const manifest = await this.runOnTenant(
+      { ...flags, tenant: DEMO_TENANT },
+      demoRun,
+      { out: resolve(flags.out) },
+      { progress },
+    ).finally(() => progress.stop())
     if (created) {
       this.log(`Created tenant demo: ${created.base_url}`)
       this.log(`  OAuth client ${created.client_id} / ${created.client_secret} (shown once)`)
+    } else {
+      this.log(
+        'Tenant demo exists: its data is kept, and the demo inbox was read again (below: what it changed)',
+      )
+      this.log('  (`skillhouse demo --reset` builds it anew from fixtures/demo)')
     }
     for (const input of manifest.inputs) {
+      const written = input.written === 0 ? 'unchanged' : `${input.written} written`
       this.log(
-        `${input.entity.padEnd(28)} ${String(input.rows).padStart(7)} rows  ${input.rejected ? `${input.rejected} rejected` : ''}`,
+        `${input.entity.padEnd(28)} ${String(input.rows).padStart(7)} rows  ${written}${input.rejected ? `, ${input.rejected} rejected` : ''}`,
       )
     }
     this.log(
@@ -47,4 +62,9 @@ export default class Demo extends SkillhouseCommand {
     )
     return { ...manifest, data_dir: dataDir, out: flags.out }
   }
+}
+
+/** `--reset` of a data directory without a demo tenant: nothing to delete. */
+function ignoreMissing(error: unknown): void {
+  if ((error as { status?: number }).status !== 404) throw error
 }

@@ -26,7 +26,15 @@ export default class TenantList extends SkillhouseCommand {
           ? `held by PID ${tenant.running.pid}`
           : 'not held'
       this.log(
-        [tenant.tenant, tenant.region, tenant.model_configuration, counts, lastRun, running, holder]
+        [
+          `${tenant.tenant}${tenant.default ? ' (default)' : ''}`,
+          tenant.region,
+          tenant.model_configuration,
+          counts,
+          lastRun,
+          running,
+          holder,
+        ]
           .filter((field) => field !== undefined)
           .join('\t'),
       )

@@ -154,6 +154,8 @@ interface OperationOptions {
 
 /** The `--tenant` flag of commands that work on one tenant. */
 export const tenantFlag = Flags.string({
-  description: 'tenant to work on (default: the only tenant)',
+  description:
+    'tenant to work on (default: $SKILLHOUSE_TENANT, else the default tenant of `tenant use`, else the only tenant)',
+  env: 'SKILLHOUSE_TENANT',
   helpGroup: 'GLOBAL',
 })

@@ -213,6 +213,18 @@ export const errors = {
     ),
 
   // The server's local channel (docs/architecture.md): commands hand their work to the server.
+  /** A command that names no tenant in a data directory of several and no default. */
+  severalTenants: (names: readonly string[]) =>
+    new SkillhouseError(
+      400,
+      `several tenants exist (${names.join(', ')}): name one with --tenant NAME or SKILLHOUSE_TENANT=NAME, or make one the default with \`skillhouse tenant use NAME\``,
+    ),
+  /** A tenant to delete while the server serves it. */
+  servedTenantKept: (name: string, pid: number, url: string) =>
+    new SkillhouseError(
+      409,
+      `tenant ${name} is served by skillhouse serve (PID ${pid}, ${url}); stop the server (kill ${pid}) first, then retry`,
+    ),
   /** A second server on a data directory a live one serves. */
   dataDirectoryServed: (dataDir: string, pid: number, url: string) =>
     new SkillhouseError(

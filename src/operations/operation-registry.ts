@@ -12,7 +12,7 @@ import {
   matchVacanciesForAll,
   matchVacanciesForEmployee,
 } from './matching-operations.js'
-import { deriveTenantProfiles, nightlyRun } from './pipeline-operations.js'
+import { demoRun, deriveTenantProfiles, nightlyRun } from './pipeline-operations.js'
 import { readFamilyProfile, readProfile } from './profile-operations.js'
 import { writeTenantReport } from './report-operations.js'
 import { importPostal, importVocabulary } from './taxonomy-operations.js'
@@ -23,6 +23,7 @@ import { readTenantState, updateTenantSettings } from './tenant-operations.js'
 export const OPERATIONS: ReadonlyMap<string, TenantOperation<never, unknown>> = new Map(
   [
     addWebhook,
+    demoRun,
     deriveTenantProfiles,
     exportOrgStructure,
     exportOutbox,

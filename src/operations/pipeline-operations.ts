@@ -1,5 +1,6 @@
 import type { CsvDelimiter } from '../ingest/read-source.js'
 import type { TextEncoding } from '../ingest/text-encoding.js'
+import { runDemoJob } from '../pipeline/demo-tenant.js'
 import { type RunManifest, runNightly } from '../pipeline/nightly-run.js'
 import type { TabularFormat } from '../pipeline/tabular-output.js'
 import { type DeriveResult, deriveProfiles } from '../profiles/derive.js'
@@ -57,4 +58,17 @@ export const deriveTenantProfiles = tenantOperation(
       },
     })
   },
+)
+
+/** `skillhouse demo`: the demo's nightly job on the demo tenant; `out` absolute. */
+export const demoRun = tenantOperation(
+  'demo',
+  true,
+  (tenant, params: { out: string; as_of?: string }, { progress, signal }): Promise<RunManifest> =>
+    runDemoJob(tenant, {
+      out: params.out,
+      ...(params.as_of ? { asOf: params.as_of } : {}),
+      ...(signal ? { signal } : {}),
+      onStage: (stage) => progress.stage(`nightly job: ${stage}`),
+    }),
 )

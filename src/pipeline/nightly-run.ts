@@ -64,6 +64,8 @@ export interface RunManifest {
     entity: string
     sha256: string
     rows: number
+    /** Rows new or changed by this run (0 for an input read before, or whose rows all were known). */
+    written: number
     rejected: number
     /** Relative to the output folder. */
     rejects_file: string | null
@@ -379,6 +381,7 @@ function runManifest(
       entity: file.entity,
       sha256: file.checksum,
       rows: file.rows_read,
+      written: file.rows_inserted + file.rows_updated,
       rejected: file.rows_rejected,
       rejects_file: file.rejects_file ? relative(options.out, file.rejects_file) : null,
     })),

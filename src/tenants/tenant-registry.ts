@@ -23,7 +23,12 @@ export const TenantEntry = z.object({
 })
 export type TenantEntry = z.infer<typeof TenantEntry>
 
-const RegistryFile = z.object({ version: z.literal(1), tenants: z.record(z.string(), TenantEntry) })
+const RegistryFile = z.object({
+  version: z.literal(1),
+  tenants: z.record(z.string(), TenantEntry),
+  /** The tenant a command works on when it names none and there are several (`tenant use`). */
+  default_tenant: z.string().optional(),
+})
 type RegistryFile = z.infer<typeof RegistryFile>
 
 /** `tenants.json` of the data directory: tenants, their settings and OAuth clients. */
@@ -76,9 +81,14 @@ export class TenantRegistry {
     return entry
   }
 
-  /** The tenant a command works on: the named one, else the only one, else an error listing them. */
+  /**
+   * The tenant a command works on: the named one, else the default one (`tenant use`), else the
+   * only one, else an error listing them.
+   */
   pick(name: string | undefined): TenantEntry {
     if (name) return this.get(name)
+    const chosen = this.defaultTenant
+    if (chosen) return chosen
     const all = this.list()
     if (all.length === 1 && all[0]) return all[0]
     if (all.length === 0) {
@@ -88,9 +98,19 @@ export class TenantRegistry {
         `no tenant exists in ${this.dataDir}; run \`skillhouse tenant create NAME --region R\``,
       )
     }
-    throw errors.badRequest(
-      `several tenants exist; name one with --tenant: ${all.map((t) => t.settings.name).join(', ')}`,
-    )
+    throw errors.severalTenants(all.map((tenant) => tenant.settings.name))
+  }
+
+  /** The default tenant (`tenant use`), while it exists. */
+  get defaultTenant(): TenantEntry | undefined {
+    const name = this.file.default_tenant
+    return name === undefined ? undefined : this.find(name)
+  }
+
+  /** Makes `name` (a tenant of the registry) the default one, or none (`undefined`). */
+  setDefault(name: string | undefined): void {
+    if (name === undefined) delete this.file.default_tenant
+    else this.file.default_tenant = this.get(name).settings.name
   }
 
   put(entry: TenantEntry): void {

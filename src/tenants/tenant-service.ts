@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
 import { TenantSettings, type TenantSettings as TenantSettingsType } from '../schemas/tenant-settings.js'
@@ -220,6 +220,8 @@ export interface TenantSummary {
   base_url: string
   counts: Record<string, number> | null
   last_run: { run_id: string; kind: string; status: string; finished_at: string | null } | null
+  /** Whether commands that name no tenant work on this one (`tenant use`). */
+  default: boolean
   /** The server serving the data directory: it holds the tenant's database while it runs. */
   served_by?: { pid: number; url: string }
   /** The run holding the tenant's database now, or running in the server (its status file). */
@@ -260,6 +262,7 @@ export async function listTenants(
       base_url: entry.base_url,
       counts: null,
       last_run: null,
+      default: registry.defaultTenant?.settings.name === entry.settings.name,
       ...(server ? { served_by: { pid: server.pid, url: server.url } } : {}),
     }
     try {
@@ -284,6 +287,26 @@ export async function listTenants(
     summaries.push(summary)
   }
   return summaries
+}
+
+/**
+ * Deletes tenant `name`: its entry in tenants.json (and the default, when it was) and its
+ * database with the files kept beside it. Refused while a server serves the data directory or a
+ * process holds the database (its open is refused first, and nothing is deleted).
+ */
+export async function removeTenant(dataDir: string, name: string): Promise<void> {
+  const server = readServerRecord(dataDir)
+  if (server) throw errors.servedTenantKept(name, server.pid, server.url)
+  TenantRegistry.load(dataDir).get(name)
+  const path = tenantDatabaseFile(dataDir, name)
+  if (existsSync(path)) (await TenantDatabase.open(path)).close()
+  TenantRegistry.update(dataDir, (registry) => {
+    if (registry.defaultTenant?.settings.name === name) registry.setDefault(undefined)
+    registry.remove(name)
+  })
+  for (const file of readdirSync(dataDir))
+    if (file === basename(path) || file.startsWith(`${basename(path)}.`))
+      rmSync(join(dataDir, file), { force: true })
 }
 
 /** What a tenant's database says of it: its counts and its last run. */

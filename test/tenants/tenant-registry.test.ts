@@ -60,9 +60,25 @@ describe('TenantRegistry', () => {
     const registry = TenantRegistry.load(dir)
     expect(registry.pick('other').settings.name).toBe('other')
     expect(() => registry.pick(undefined)).toThrow(
-      'several tenants exist; name one with --tenant: other, solo',
+      'several tenants exist (other, solo): name one with --tenant NAME or SKILLHOUSE_TENANT=NAME, or make one the default with `skillhouse tenant use NAME`',
     )
     expect(() => registry.get('missing')).toThrow(/known tenants: solo, other/)
+  })
+
+  it('picks the default tenant among several, while it exists', () => {
+    const dir = dataDir('default')
+    TenantRegistry.update(dir, (registry) => {
+      registry.put(entry('solo'))
+      registry.put(entry('other'))
+      registry.setDefault('solo')
+    })
+    expect(TenantRegistry.load(dir).pick(undefined).settings.name).toBe('solo')
+    expect(TenantRegistry.load(dir).pick('other').settings.name).toBe('other')
+    expect(() => TenantRegistry.update(dir, (registry) => registry.setDefault('missing'))).toThrow(
+      /tenant 'missing' does not exist/,
+    )
+    TenantRegistry.update(dir, (registry) => registry.remove('solo'))
+    expect(() => TenantRegistry.load(dir).pick(undefined)).toThrow(/several tenants exist|only/)
   })
 
   it('finds own entries only, never a member of Object.prototype', () => {
