@@ -247,7 +247,9 @@ describe('a run stopped or holding the tenant', () => {
       })
       const plain = await runCli(['tenant', 'list', '--data-dir', dataDir])
       expect(String(plain.stdout)).toMatch(
-        new RegExp(`running ${status.run_id} \\(stage ${status.stage} since`),
+        new RegExp(
+          `running nightly run ${status.run_id} \\(stage ${status.stage} since .*held by PID ${child.pid}`,
+        ),
       )
 
       const profile = await runCli(['profile', 'employee', 'emp-10001', '--data-dir', dataDir])
