@@ -1,4 +1,5 @@
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
+import { textTable } from '../src/cli/text-table.js'
 import { gapOfEmployee } from '../src/operations/analytics-operations.js'
 import type { SkillGapEntry } from '../src/schemas/analytics.js'
 import { VENDORS } from '../src/schemas/vendors.js'
@@ -25,15 +26,29 @@ export default class Gap extends SkillhouseCommand {
 
   async run(): Promise<SkillGapEntry[]> {
     const { flags } = await this.parse(Gap)
-    const gap = await this.runOnTenant(flags, gapOfEmployee, {
+    const { gap, detail } = await this.runOnTenant(flags, gapOfEmployee, {
       employee: flags.employee,
       vacancy: flags.vacancy,
       vocab_language: flags['vocab-language'],
       external_vendor: flags['external-vendor'],
     })
     if (gap.length === 0) this.log(`${flags.employee} holds every skill vacancy ${flags.vacancy} asks for`)
-    const width = Math.max(0, ...gap.map((entry) => entry.skill_id.length))
-    for (const entry of gap) this.log(`${entry.skill_id.padEnd(width)}  ${entry.skill_name}`)
+    else {
+      this.log(
+        `${flags.employee} lacks ${gap.length} skills of vacancy ${flags.vacancy}, most important first:`,
+      )
+      const level = (value: number | null) => (value === null ? '-' : String(value))
+      const rows = detail.map((skill) => [
+        skill.critical ? '*' : '',
+        skill.skill_name,
+        skill.reason === 'missing' ? 'missing' : 'below level',
+        level(skill.required_level),
+        skill.reason === 'missing' ? '-' : level(skill.held_level),
+        skill.skill_id,
+      ])
+      for (const line of textTable(['CRITICAL', 'SKILL', 'GAP', 'NEEDS', 'HOLDS', 'ID'], rows, [3, 4]))
+        this.log(line)
+    }
     return gap
   }
 }

@@ -1,4 +1,5 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { textTable } from '../../src/cli/text-table.js'
 import { readRequestFile, writeVacancyMatches } from '../../src/matching/match-output.js'
 import type { VacancyMatchingResponse } from '../../src/matching/vacancy-match-schema.js'
 import { matchVacanciesForAll, matchVacanciesForEmployee } from '../../src/operations/matching-operations.js'
@@ -63,17 +64,22 @@ export default class MatchVacancies extends SkillhouseCommand {
       vocab_language: flags['vocab-language'],
     }
     if (flags.employee !== undefined) {
+      // A table for a person shows each vacancy's title and distance: asked for, whatever --include says.
+      const table = !flags.out && !this.jsonEnabled()
+      const shown = table
+        ? { ...query, include: [...new Set([...(query.include ?? []), 'entity', 'location'])] }
+        : query
       const response = await this.runOnTenant(flags, matchVacanciesForEmployee, {
         employee: flags.employee,
         body,
-        query,
+        query: shown as typeof query,
       })
       if (flags.out) {
         const path = writeVacancyMatches(flags.out, response)
         this.log(`${response.records.length} of ${response.total} matches → ${path}`)
         return { out: path }
       }
-      if (!this.jsonEnabled()) process.stdout.write(`${JSON.stringify(response)}\n`)
+      if (table) this.printMatches(flags.employee, response)
       return response
     }
     const spinner = (await this.spinner('matching employees'))?.start()
@@ -101,5 +107,24 @@ export default class MatchVacancies extends SkillhouseCommand {
     }
     if (summary.failed.length > 0) process.exitCode = 3
     return { ...summary, out: flags.out ?? null }
+  }
+
+  /** The answer as a person reads it: rank, score, title, distance, id. */
+  private printMatches(employee: string, response: VacancyMatchingResponse): void {
+    this.log(
+      `${employee}: ${response.records.length} of ${response.total} vacancies${response.geo_filter_applied ? ' (within the distance filter)' : ''}`,
+    )
+    if (response.geo_filter_note) this.log(`  ${response.geo_filter_note}`)
+    const rows = response.records.map((record) => [
+      String(record.rank),
+      record.score.toFixed(3),
+      record.entity?.title ?? '',
+      record.location?.distance_km === null || record.location?.distance_km === undefined
+        ? '-'
+        : `${record.location.distance_km} km`,
+      record.vacancy_id,
+    ])
+    for (const line of textTable(['RANK', 'SCORE', 'VACANCY', 'DISTANCE', 'ID'], rows, [0, 1, 3]))
+      this.log(`  ${line}`)
   }
 }

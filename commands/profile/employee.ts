@@ -1,4 +1,5 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { textTable } from '../../src/cli/text-table.js'
 import { readProfile } from '../../src/operations/profile-operations.js'
 import type { ProfileOwner, SkillProfileResponse } from '../../src/profiles/read-profile.js'
 import { VENDORS } from '../../src/schemas/vendors.js'
@@ -34,13 +35,25 @@ export abstract class ProfileCommand extends SkillhouseCommand {
     })
     if (!this.jsonEnabled()) {
       this.log(
-        `${this.owner} ${profile.external_id}: version ${profile.version}, ${profile.skills.length} skills`,
+        `${this.owner} ${profile.external_id}: version ${profile.version}, ${profile.skills.length} skills${profile.computed_at ? ` (computed ${profile.computed_at})` : ''}`,
       )
-      for (const skill of profile.skills) {
-        this.log(
-          `  ${skill.validation_state.padEnd(9)} ${String(skill.proficiency_level ?? '-')} ${skill.skill.padEnd(40)} ${skill.skill_id}`,
-        )
-      }
+      // Strongest first: by level (unknown last), then validated before suggested, then name.
+      const skills = [...profile.skills].sort(
+        (a, b) =>
+          (b.proficiency_level ?? 0) - (a.proficiency_level ?? 0) ||
+          Number(b.validation_state === 'validated') - Number(a.validation_state === 'validated') ||
+          a.skill.localeCompare(b.skill),
+      )
+      const rows = skills.map((skill) => [
+        String(skill.proficiency_level ?? '-'),
+        skill.critical ? '*' : '',
+        skill.validation_state,
+        skill.skill,
+        skill.domain_name ?? '',
+        skill.skill_id,
+      ])
+      for (const line of textTable(['LEVEL', 'CRITICAL', 'STATE', 'SKILL', 'DOMAIN', 'ID'], rows, [0]))
+        this.log(`  ${line}`)
     }
     return profile
   }

@@ -6,7 +6,7 @@ import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
 import { gapCandidatesOf, gapIndex } from './gap-index.js'
-import { type GapCandidate, gapSkills } from './gap-rule.js'
+import { type GapCandidate, type GapReason, gapSkills } from './gap-rule.js'
 
 /** Query of `GET /employees/{e}/vacancies/{v}/gap` (4.5); names as in docs/api.md. */
 export interface SkillGapOptions {
@@ -36,6 +36,32 @@ export async function skillGap(
   vacancyId: string,
   options: SkillGapOptions = {},
 ): Promise<SkillGapEntry[]> {
+  return (await skillGapDetail(tenant, employeeId, vacancyId, options)).map((skill) => ({
+    skill_name: skill.skill_name,
+    skill_id: skill.skill_id,
+  }))
+}
+
+/** A skill of the gap with what makes it one: the levels asked and held, and whether it is critical. */
+export interface SkillGapDetail {
+  skill_name: string
+  skill_id: string
+  reason: GapReason
+  critical: boolean
+  required_level: number | null
+  held_level: number | null
+}
+
+/**
+ * `skillGap` with each skill's reason, levels and criticality, in the same order: what a person
+ * reads on a terminal (the API's answer holds names and ids only, 4.5).
+ */
+export async function skillGapDetail(
+  tenant: TaxonomyTenant,
+  employeeId: string,
+  vacancyId: string,
+  options: SkillGapOptions = {},
+): Promise<SkillGapDetail[]> {
   const vendor = requireVendor(tenant, options.external_vendor ?? DEFAULT_VENDOR)
   const language = await resolveVocabLanguage(tenant, vendor, options.vocab_language)
   // A caller that keeps the tenant open and knows its data version (the server) reads the gap
@@ -51,6 +77,10 @@ export async function skillGap(
   return gap.map((skill) => ({
     skill_name: nameOf(skillNames, skill.skill_id, language),
     skill_id: skill.skill_id,
+    reason: skill.reason,
+    critical: skill.critical,
+    required_level: skill.required_level,
+    held_level: skill.held ? skill.held_level : null,
   }))
 }
 

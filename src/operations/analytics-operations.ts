@@ -4,18 +4,27 @@ import {
   previewJobChange,
 } from '../analytics/job-change-preview.js'
 import { exportOrganisation } from '../analytics/org-export.js'
-import { skillGap } from '../analytics/skill-gap.js'
+import { type SkillGapDetail, skillGapDetail } from '../analytics/skill-gap.js'
+import type { SkillGapEntry } from '../schemas/analytics.js'
 import { tenantOperation } from './tenant-operation.js'
 
-/** `skillhouse gap` (4.5). */
+/** `skillhouse gap` (4.5): the API's answer, and each skill's levels for a terminal. */
 export const gapOfEmployee = tenantOperation(
   'gap',
   false,
-  (tenant, params: { employee: string; vacancy: string; vocab_language: string; external_vendor: string }) =>
-    skillGap(tenant, params.employee, params.vacancy, {
+  async (
+    tenant,
+    params: { employee: string; vacancy: string; vocab_language: string; external_vendor: string },
+  ): Promise<{ gap: SkillGapEntry[]; detail: SkillGapDetail[] }> => {
+    const detail = await skillGapDetail(tenant, params.employee, params.vacancy, {
       vocab_language: params.vocab_language,
       external_vendor: params.external_vendor,
-    }),
+    })
+    return {
+      gap: detail.map((skill) => ({ skill_name: skill.skill_name, skill_id: skill.skill_id })),
+      detail,
+    }
+  },
 )
 
 /** `skillhouse org export` (4.6). */

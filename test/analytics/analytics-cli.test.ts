@@ -179,7 +179,13 @@ describe('skillhouse org export, gap and job preview (built CLI)', () => {
     expect(json.exitCode).toBe(0)
     expect(JSON.parse(json.stdout)).toEqual(expectedGap)
     const text = await runCli([...args, '--vocab-language', 'nl'])
-    expect(text.stdout.split('\n')[1]).toBe('skl-customer-enquiry-handling  Afhandeling van klantvragen')
+    // On a terminal: a table, most important first, with the levels asked and held.
+    const lines = text.stdout.split('\n')
+    expect(lines[0]).toBe(
+      `e-deep-1 lacks ${expectedGap.length} skills of vacancy vac-1, most important first:`,
+    )
+    expect(lines[1]).toMatch(/^CRITICAL {2}SKILL +GAP +NEEDS {2}HOLDS {2}ID$/)
+    expect(lines[3]).toMatch(/Afhandeling van klantvragen .* skl-customer-enquiry-handling$/)
     const unknown = await runCli([
       'gap',
       '--data-dir',

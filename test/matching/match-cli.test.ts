@@ -176,9 +176,14 @@ describe('skillhouse match and geo import (built CLI)', () => {
       'location',
       '--min-score',
       '0',
+      '--json',
     ])
     expect(one.exitCode, one.stderr).toBe(0)
     const answer = VacancyMatchingResponse.parse(JSON.parse(one.stdout))
+    // On a terminal: a table with each vacancy's title and distance.
+    const table = await cli(['match', 'vacancies', '--employee', 'emp-00', '--min-score', '0'])
+    expect(table.stdout.split('\n')[1]).toMatch(/^ {2}RANK {2}SCORE {2}VACANCY +DISTANCE {2}ID$/)
+    expect(table.stdout).toMatch(new RegExp(`${answer.records[0]?.vacancy_id}$`, 'm'))
     // Paris is beyond the default 50 km.
     expect(answer.records.map((record) => record.vacancy_id)).not.toContain('vac-3')
     const all = await cli(['match', 'vacancies', '--all-employees', '--out', out])
