@@ -114,6 +114,7 @@ export default class Serve extends SkillhouseCommand {
     } else {
       this.log(`skillhouse serving on ${server.url}`)
       for (const tenant of tenants) this.log(`  ${tenant.base_url}`)
+      this.log(`  API reference ${server.url}/docs (the document: ${server.url}/openapi.json)`)
       if (tenants.length === 0) this.log('  (no tenants yet: `skillhouse tenant create NAME --region R`)')
     }
     await new Promise<void>((resolve) => {

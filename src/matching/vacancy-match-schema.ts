@@ -1,4 +1,4 @@
-import { ExternalId, IsoDate, LocationOrAddress } from '../schemas/common.js'
+import { ExternalId, IsoDate, LocationOrAddress, Share } from '../schemas/common.js'
 import { CustomProperties } from '../schemas/custom-properties.js'
 import { LIMITS } from '../schemas/limits.js'
 import {
@@ -45,6 +45,7 @@ export const VacancyMatchingQuery = z.strictObject({
     .number()
     .int()
     .min(LIMITS.vacancyMatching.offset.min)
+    .max(LIMITS.vacancyMatching.offset.max)
     .default(LIMITS.vacancyMatching.offset.default),
   response_format: ResponseFormat.default('simple'),
   external_vendor: z.string().optional(),
@@ -72,20 +73,23 @@ export const ScoreComponent = z.object({
   weight: z.string(),
   value: z.number(),
   /** The component's own score, 0–1. */
-  score: z.number(),
+  score: Share,
   /** value × score / Σ values: what it adds to the match's score. */
-  contribution: z.number(),
+  contribution: Share,
   property_name: z.string().optional(),
 })
+
+/** Half the Earth's circumference (km): no two places are farther apart. */
+const MAX_DISTANCE_KM = 20_016
 
 /** The vacancy's location (`include=location`): as stored, where it was placed, and how far away. */
 export const MatchLocation = z.object({
   location: LocationOrAddress.nullable(),
-  lat: z.number().nullable(),
-  lng: z.number().nullable(),
+  lat: z.number().min(-90).max(90).nullable(),
+  lng: z.number().min(-180).max(180).nullable(),
   known: z.boolean(),
   /** Great-circle distance from the employee (or the request's location), km, 1 decimal. */
-  distance_km: z.number().nullable(),
+  distance_km: z.number().min(0).max(MAX_DISTANCE_KM).nullable(),
   note: z.string().optional(),
 })
 
@@ -101,7 +105,11 @@ export const RelevantExperience = z.object({
 export const VacancyMatchRecord = z.object({
   vacancy_id: ExternalId,
   score: z.number().min(0).max(1),
-  rank: z.number().int().min(1),
+  rank: z
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.vacancyMatching.offset.max + LIMITS.vacancyMatching.limit.max),
   custom_properties: CustomProperties.optional(),
   entity: z.object({ title: z.string(), description: z.string().nullable() }).optional(),
   location: MatchLocation.optional(),
@@ -115,7 +123,7 @@ export type VacancyMatchRecord = z.infer<typeof VacancyMatchRecord>
 export const VacancyMatchingResponse = z.object({
   employee_id: ExternalId,
   records: z.array(VacancyMatchRecord),
-  offset: z.number().int().min(0),
+  offset: z.number().int().min(0).max(LIMITS.vacancyMatching.offset.max),
   limit: z.number().int().min(1).max(100),
   total: z.number().int().min(0),
   geo_filter_applied: z.boolean().meta({

@@ -1,8 +1,11 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { errors } from '../errors/skillhouse-error.js'
+import { errors, isSkillhouseError, type SkillhouseError } from '../errors/skillhouse-error.js'
+import { LIMITS } from '../schemas/limits.js'
 import { REGIONS, Region, TenantName } from '../schemas/tenant-settings.js'
 import { z } from '../vendor/zod.js'
+import { ApiReference, redirect } from './api-reference.js'
+import { MockRequests } from './mock-requests.js'
 import { type OpenApiDocument, openApiDocument } from './openapi-document.js'
 import { type RunningPrism, startPrism } from './prism-process.js'
 
@@ -87,22 +90,37 @@ export const QUERY_EXAMPLES = [
 
 /**
  * Starts the mock: Prism on a loopback port of its own, behind a small HTTP front on `host` and
- * `port` that answers what Prism cannot know as the server does (a region that does not exist:
- * 404, once a token is sent) and turns the query values of QUERY_EXAMPLES into Prism's
- * `Prefer: example=NAME`. Everything else is Prism's answer, passed through as it is.
+ * `port` that answers as the server does whatever it can judge without tenant data (see
+ * `MockRequests`: the token's presence, the region, the path and method, the query and the body,
+ * with the server's error bodies), serves the API reference (`/docs`, `/openapi.json`), and
+ * turns the query values of QUERY_EXAMPLES into Prism's `Prefer: example=NAME`. Prism answers
+ * the rest with the document's examples; an error Prism still finds is answered in the spec's
+ * shape too.
  */
 export async function startMock(options: MockOptions): Promise<RunningMock> {
+  const document = mockDocument()
   const prism = await startPrism(
-    mockDocument(),
+    document,
     (file) => ['mock', file, '-p', '0', '-h', '127.0.0.1', ...(options.dynamic ? ['-d'] : [])],
     options.log,
   )
   const upstream = new URL(prism.url)
-  const front = createServer((request, response) => relay(request, response, upstream))
+  const front = new MockFront(
+    upstream,
+    new MockRequests(),
+    new ApiReference(() => document, 'Skills Service API (skillhouse mock)'),
+  )
+  const server = createServer((request, response) => {
+    front.answer(request, response).catch((error: unknown) => {
+      if (!response.headersSent)
+        send(response, errors.internal(`the mock failed: ${(error as Error).message}`))
+      else response.destroy()
+    })
+  })
   try {
     await new Promise<void>((resolve, reject) => {
-      front.once('error', reject)
-      front.listen(options.port, options.host, () => resolve())
+      server.once('error', reject)
+      server.listen(options.port, options.host, () => resolve())
     })
   } catch (error) {
     await prism.stop()
@@ -110,11 +128,11 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
       `the mock cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`,
     )
   }
-  const { port } = front.address() as AddressInfo
+  const { port } = server.address() as AddressInfo
   const closeFront = () =>
     new Promise<void>((resolve) => {
-      front.closeAllConnections()
-      front.close(() => resolve())
+      server.closeAllConnections()
+      server.close(() => resolve())
     })
   const exited = prism.exited.then(async (code) => {
     await closeFront()
@@ -132,45 +150,174 @@ export async function startMock(options: MockOptions): Promise<RunningMock> {
   }
 }
 
-/** Answers one request of the front: itself where the server would answer otherwise than Prism, else through Prism. */
-function relay(request: IncomingMessage, response: ServerResponse, upstream: URL): void {
-  const url = new URL(request.url ?? '/', 'http://mock')
-  const [, , region, ...rest] = url.pathname.split('/')
-  // As the server: no token, the same 401 for every base URL (Prism's); with one, an unknown region is a 404.
-  if (
-    region !== undefined &&
-    rest.length > 0 &&
-    request.headers.authorization &&
-    !(REGIONS as readonly string[]).includes(region)
-  ) {
-    const error = errors.notFound(
-      'region',
-      region,
-      `a base URL is http://HOST:PORT/{tenant}/{region} with a region of ${REGIONS.join(', ')}`,
-    )
-    response
-      .writeHead(error.status, { 'content-type': 'application/json' })
-      .end(JSON.stringify(error.toBody()))
-    return
+/** Paths at the root that Prism answers (outside every base URL). */
+const PRISM_ROOT_PATHS = new Set(['/healthz', '/oauth/token'])
+
+/** The mock's front: its own answers where the server would answer otherwise than Prism, else Prism's. */
+class MockFront {
+  constructor(
+    private readonly upstream: URL,
+    private readonly checks: MockRequests,
+    private readonly reference: ApiReference,
+  ) {}
+
+  async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://mock')
+    const path = url.pathname
+    const method = request.method ?? 'GET'
+    if (PRISM_ROOT_PATHS.has(path)) return this.forward(request, response, await readBody(request))
+    const [, tenant, region, ...rest] = path.split('/')
+    const known = region !== undefined && (REGIONS as readonly string[]).includes(region)
+    const page =
+      method === 'GET' || method === 'HEAD'
+        ? (this.reference.answer(path) ?? (known && rest.length === 0 && tenant ? redirect() : undefined))
+        : undefined
+    if (page) {
+      response.writeHead(page.status, page.headers).end(method === 'HEAD' ? undefined : page.body)
+      return
+    }
+    if (region === undefined) return drained(request, response, errors.noEndpoint(path))
+    // As the server: no token, the same 401 for every base URL; with one (any), an unknown region is a 404.
+    if (!request.headers.authorization) {
+      return drained(
+        request,
+        response,
+        errors.missingAccessToken(
+          'the Authorization header is missing; send Authorization: Bearer <access token> (the mock takes any)',
+        ),
+      )
+    }
+    if (!known) {
+      return drained(
+        request,
+        response,
+        errors.notFound(
+          'region',
+          region,
+          `a base URL is http://HOST:PORT/{tenant}/{region} with a region of ${REGIONS.join(', ')}`,
+        ),
+      )
+    }
+    const route = this.checks.route(method === 'HEAD' ? 'GET' : method, path)
+    if (isSkillhouseError(route)) return drained(request, response, route)
+    const body = await readBody(request)
+    if (body === TOO_LARGE) return send(response, errors.payloadTooLarge(LIMITS.bodyBytes))
+    const refusal = await this.checks.refusal(route, url, asRequest(url, request, body))
+    if (refusal) return send(response, refusal)
+    const headers: Record<string, string | string[] | undefined> = { ...request.headers }
+    if (headers.prefer === undefined) {
+      const chosen = QUERY_EXAMPLES.find((entry) => url.searchParams.get(entry.parameter) === entry.value)
+      if (chosen) headers.prefer = `example=${chosen.example}`
+    }
+    return this.forward(request, response, body, headers)
   }
-  const headers: Record<string, string | string[] | undefined> = { ...request.headers, host: upstream.host }
-  if (headers.prefer === undefined) {
-    const chosen = QUERY_EXAMPLES.find((entry) => url.searchParams.get(entry.parameter) === entry.value)
-    if (chosen) headers.prefer = `example=${chosen.example}`
+
+  /** Sends the request to Prism; a problem Prism answers itself is turned into the spec's error body. */
+  private forward(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: Buffer | typeof TOO_LARGE,
+    headers: Record<string, string | string[] | undefined> = { ...request.headers },
+  ): Promise<void> {
+    if (body === TOO_LARGE) return Promise.resolve(send(response, errors.payloadTooLarge(LIMITS.bodyBytes)))
+    const { host: _host, 'content-length': _length, 'transfer-encoding': _chunked, ...rest } = headers
+    return new Promise((resolve) => {
+      const forwarded = httpRequest(
+        {
+          host: this.upstream.hostname,
+          port: this.upstream.port,
+          method: request.method,
+          path: request.url,
+          headers: { ...rest, host: this.upstream.host, 'content-length': String(body.length) },
+        },
+        (answer) => {
+          const type = String(answer.headers['content-type'] ?? '')
+          if (!type.startsWith('application/problem+json')) {
+            response.writeHead(answer.statusCode ?? 502, answer.headers)
+            answer.pipe(response)
+            answer.once('end', resolve)
+            return
+          }
+          const chunks: Buffer[] = []
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+          answer.once('end', () => {
+            send(response, fromPrismProblem(answer.statusCode ?? 500, Buffer.concat(chunks).toString('utf8')))
+            resolve()
+          })
+        },
+      )
+      forwarded.on('error', (error) => {
+        if (response.headersSent) response.destroy(error)
+        else send(response, errors.unavailable(`the mock's Prism does not answer: ${error.message}`))
+        resolve()
+      })
+      forwarded.end(body)
+    })
   }
-  const forwarded = httpRequest(
-    { host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers },
-    (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers)
-      answer.pipe(response)
-    },
-  )
-  forwarded.on('error', (error) => {
-    if (response.headersSent) return response.destroy(error)
-    const unavailable = errors.unavailable(`the mock's Prism does not answer: ${error.message}`)
-    response
-      .writeHead(unavailable.status, { 'content-type': 'application/json' })
-      .end(JSON.stringify(unavailable.toBody()))
+}
+
+/** A body larger than the limit: answered 413 after it is read to its end (so the client reads the answer). */
+const TOO_LARGE = Symbol('too large')
+
+/** The request body, read whole up to the server's default limit. */
+function readBody(request: IncomingMessage): Promise<Buffer | typeof TOO_LARGE> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= LIMITS.bodyBytes) chunks.push(chunk)
+    })
+    request.once('end', () => resolve(size > LIMITS.bodyBytes ? TOO_LARGE : Buffer.concat(chunks)))
+    request.once('error', reject)
   })
-  request.pipe(forwarded)
+}
+
+/** The request as a fetch Request, for the checks the server makes of it. */
+function asRequest(url: URL, request: IncomingMessage, body: Buffer): Request {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || name === 'transfer-encoding') continue
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+  }
+  const method = request.method ?? 'GET'
+  const withBody = body.length > 0 && method !== 'GET' && method !== 'HEAD'
+  if (withBody) headers.set('content-length', String(body.length))
+  return new Request(url, { method, headers, ...(withBody ? { body: new Uint8Array(body) } : {}) })
+}
+
+/** Answers an error once the request's body is read (unread bytes would reset the connection). */
+function drained(request: IncomingMessage, response: ServerResponse, error: SkillhouseError): void {
+  request.resume()
+  request.once('end', () => send(response, error))
+}
+
+/** The spec's error response (section 7). */
+function send(response: ServerResponse, error: SkillhouseError): void {
+  response
+    .writeHead(error.status, { 'content-type': 'application/json', ...error.headers })
+    .end(JSON.stringify(error.toBody()))
+}
+
+/**
+ * An error Prism answered itself (problem+json, RFC 7807) in the spec's shape: its status, one
+ * description per violation it lists (the field, then Prism's message), else its detail.
+ */
+function fromPrismProblem(status: number, text: string): SkillhouseError {
+  let problem: { title?: string; detail?: string; validation?: { location?: string[]; message?: string }[] }
+  try {
+    problem = JSON.parse(text) as typeof problem
+  } catch {
+    problem = { detail: text }
+  }
+  const descriptions = (problem.validation ?? [])
+    .filter((entry) => entry.message)
+    .map((entry) => {
+      const where = (entry.location ?? []).slice(1).join('.')
+      return where ? `${where}: ${entry.message}` : `${entry.message}`
+    })
+  return errors.relayed(
+    status,
+    descriptions.length > 0 ? descriptions : [problem.detail ?? problem.title ?? text],
+  )
 }

@@ -163,3 +163,8 @@ export const PageQuery = z.object({
   starting_after: ExternalId.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 })
+
+/** A proficiency level: 1 (elementary) to 5 (expert), as every level of the spec. */
+export const ProficiencyLevel = z.number().int().min(1).max(5)
+/** A share or a score: a number from 0 to 1. */
+export const Share = z.number().min(0).max(1)

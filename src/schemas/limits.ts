@@ -14,7 +14,8 @@ export const LIMITS = {
   minCriticalSkillsMatchRatio: { min: 0, max: 1 },
   vacancyMatching: {
     limit: { min: 1, max: 100, default: 10 },
-    offset: { min: 0, default: 0 },
+    /** skillhouse's bound on the rank offset (the spec gives a minimum only). */
+    offset: { min: 0, max: 100_000, default: 0 },
     minScore: { min: 0, max: 1, default: 0 },
     defaultMaxGeoDistanceKm: 50,
   },

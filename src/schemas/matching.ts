@@ -1,4 +1,4 @@
-import { CountryCode, ExternalId, GeoPoint, IsoDate } from './common.js'
+import { CountryCode, ExternalId, GeoPoint, IsoDate, ProficiencyLevel, Share } from './common.js'
 import { PropertyName } from './custom-properties.js'
 import { LIMITS } from './limits.js'
 import { MatchingEventType } from './skill-events.js'
@@ -219,11 +219,11 @@ export const ExplainedSkill = z.object({
   skill_id: z.string(),
   skill_name: z.string(),
   /** w_j / Σ w: the share of the skills_match score this skill stands for. */
-  weight: z.number(),
+  weight: Share,
   /** What the employee earns with it (matched skills only). */
-  contribution: z.number().optional(),
-  required_level: z.number().int().nullable().optional(),
-  level: z.number().int().nullable().optional(),
+  contribution: Share.optional(),
+  required_level: ProficiencyLevel.nullable().optional(),
+  level: ProficiencyLevel.nullable().optional(),
   critical: z.boolean().optional(),
 })
 

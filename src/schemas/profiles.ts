@@ -1,4 +1,4 @@
-import { ExternalId, IsoDate, Timestamp } from './common.js'
+import { ExternalId, IsoDate, ProficiencyLevel, Share, Timestamp } from './common.js'
 import { ExternalVendor } from './vendors.js'
 import { z } from './zod.js'
 
@@ -21,8 +21,8 @@ export const ProfileSkillEntry = z.object({
   skill_types: SkillTypes,
   domain_name: z.string().nullable(),
   validation_state: ValidationState,
-  proficiency_level: z.number().int().nullable(),
-  proficiency_float: z.number().nullable(),
+  proficiency_level: ProficiencyLevel.nullable(),
+  proficiency_float: Share.nullable(),
   critical: z.boolean().nullable(),
   first_seen: IsoDate.nullable(),
   last_seen: IsoDate.nullable(),
@@ -59,10 +59,10 @@ export const JobFamilySkillEntry = z.object({
   domain_name: z.string().nullable(),
   validation_state: ValidationState,
   source_data: z.array(z.object({ external_id: z.string(), source_data_type: z.enum(SOURCE_DATA_TYPES) })),
-  governed_proficiency_level: z.number().int().nullable().optional(),
-  inferred_proficiency_level: z.number().int().nullable().optional(),
-  governed_proficiency_float: z.number().nullable().optional(),
-  inferred_proficiency_float: z.number().nullable().optional(),
+  governed_proficiency_level: ProficiencyLevel.nullable().optional(),
+  inferred_proficiency_level: ProficiencyLevel.nullable().optional(),
+  governed_proficiency_float: Share.nullable().optional(),
+  inferred_proficiency_float: Share.nullable().optional(),
   governed_critical: z.boolean().nullable().optional(),
   inferred_critical: z.boolean().nullable().optional(),
   /** The skill's custom properties (`include=properties`). */

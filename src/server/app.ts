@@ -1,11 +1,20 @@
-import { type ErrorHandler, Hono, type MiddlewareHandler } from 'hono'
+import { type ErrorHandler, type Handler, Hono, type MiddlewareHandler } from 'hono'
 import type { StrictCheck } from '../entities/skill-event-store.js'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { hasBacklog } from '../events/delivery-log.js'
 import { type DeliveryDependencies, WebhookDeliveryLoop } from '../events/webhook-delivery.js'
+import {
+  API_REFERENCE_PATH,
+  ApiReference,
+  OPENAPI_JSON_PATH,
+  redirect,
+  servedDocument,
+} from '../openapi/api-reference.js'
+import { openApiDocument } from '../openapi/openapi-document.js'
 import { deriveProfiles } from '../profiles/derive.js'
 import { LIMITS } from '../schemas/limits.js'
 import { ServerOrigin } from '../schemas/server.js'
+import { REGIONS } from '../schemas/tenant-settings.js'
 import type { WebhookDeliverySettings } from '../schemas/webhooks.js'
 import {
   type JwksSource,
@@ -130,6 +139,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   )
   const bodyLimit = options.bodyLimit ?? LIMITS.bodyBytes
   serveTokenEndpoint(app, signingKey, pool, bodyLimit)
+  serveApiReference(app)
   const TOP_LEVEL = topLevel(signingKey !== undefined)
   app.use(
     '/:tenant/:region/*',
@@ -192,6 +202,28 @@ function serveRoutes(
     ]
     app.on([route.method], [`/:tenant/:region${route.path}`], ...handlers, routeHandler(route, services))
   }
+}
+
+/**
+ * The API reference at the root, before the base URLs' token check: `/openapi.json`, the page at
+ * `/docs` and its files; `/` and a base URL without a path lead to the page.
+ */
+function serveApiReference(app: Hono<AppEnv>): void {
+  const reference = new ApiReference(
+    () => servedDocument(openApiDocument()),
+    'Skills Service API (skillhouse)',
+  )
+  const answer: Handler<AppEnv> = (c) => {
+    const found = reference.answer(c.req.path)
+    return found ? c.body(found.body, found.status, found.headers) : c.notFound()
+  }
+  for (const path of ['/', OPENAPI_JSON_PATH, API_REFERENCE_PATH, `${API_REFERENCE_PATH}/:asset`])
+    app.get(path, answer)
+  app.get('/:tenant/:region', (c, next) => {
+    if (!(REGIONS as readonly string[]).includes(c.req.param('region'))) return next()
+    const { body, status, headers } = redirect()
+    return c.body(body, status, headers)
+  })
 }
 
 /** The server's own signing key and its verifier, or the verifier of an external key set (`jwks`). */

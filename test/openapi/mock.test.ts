@@ -5,8 +5,10 @@ import { execa, type ResultPromise } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openApiDocument } from '../../src/openapi/openapi-document.js'
 import { mockDocument } from '../../src/openapi/prism-mock.js'
+import { apiRoutes } from '../../src/server/api-routes.js'
 import { projectRoot } from '../../src/util/project-paths.js'
 import { freePort } from '../helpers/ports.js'
+import { openPage } from '../report/report-browser.js'
 
 /** Whether something can listen on the port again. */
 async function canListen(port: number): Promise<boolean> {
@@ -30,15 +32,19 @@ describe('skillhouse mock', () => {
   let url: string
   let mock: ResultPromise<typeof MOCK_OPTIONS>
   const auth = { authorization: 'Bearer any-token' }
+  let banner = ''
+  let stderr = ''
 
   beforeAll(async () => {
     port = await freePort()
     mock = execa('node', [join(projectRoot(), 'bin', 'run.js'), 'mock', '--port', String(port)], MOCK_OPTIONS)
     url = await new Promise<string>((resolve, reject) => {
-      let seen = ''
+      mock.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8')
+      })
       mock.stdout?.on('data', (chunk: Buffer) => {
-        seen += chunk.toString('utf8')
-        const match = /on (http:\/\/\S+)\n/.exec(seen)
+        banner += chunk.toString('utf8')
+        const match = /on (http:\/\/\S+)\n(?:.*\n){2}/.exec(banner)
         if (match?.[1]) resolve(match[1])
       })
       void mock.then((result) =>
@@ -137,7 +143,7 @@ describe('skillhouse mock', () => {
     expect(body).toMatchObject({ entity_type: 'SkillCluster', metric_name: 'count' })
   })
 
-  it("answers a bad request with the operation's own error example, not another operation's", async () => {
+  it("answers a bad request with the server's error for it, not another operation's", async () => {
     const matching = await fetch(
       `${url}/demo/eu/job_architecture/export/jobs/matching_employees?response_format=fancy`,
       {
@@ -148,7 +154,12 @@ describe('skillhouse mock', () => {
     )
     expect(matching.status).toBe(422)
     expect(await matching.json()).toEqual([
-      { title: '422 Unprocessable entity', description: expect.stringMatching(/^response_format: /) },
+      {
+        title: '422 Unprocessable entity',
+        description: expect.stringMatching(
+          /response_format: must be one of 'simple', 'explained'; got 'fancy'/,
+        ),
+      },
     ])
     const limit = await fetch(`${url}/demo/eu/employees?limit=0`, { headers: auth })
     expect(limit.status).toBe(422)
@@ -228,6 +239,109 @@ describe('skillhouse mock', () => {
     expect(hierarchy).toHaveProperty('domains')
     expect(hierarchy).not.toHaveProperty('skills')
     expect(preferred).toEqual(hierarchy)
+  })
+
+  it("answers what the server refuses in the spec's shape and the server's words, never Prism's", async () => {
+    const matching = `${url}/demo/eu/job_architecture/export/jobs/matching_employees`
+    const post = (target: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
+      fetch(target, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', ...headers },
+        body,
+      })
+    const answers = [
+      [await post(matching, '{bad'), 400, /^the request body is not valid JSON/],
+      [await post(matching, '{}'), 400, /^filters: is required \(array\)$/],
+      [
+        await post(`${matching}?limit=2`, JSON.stringify({ filters: [], weights: [] })),
+        422,
+        /^query parameter limit: is not a parameter of this endpoint .*; limit is a field of the request body$/,
+      ],
+      [
+        await post(matching, 'x', { 'content-type': 'text/plain' }),
+        415,
+        /content type must be application\/json/,
+      ],
+      [
+        await fetch(`${url}/demo/eu/nothing/here`, { headers: auth }),
+        404,
+        /^no endpoint \/demo\/eu\/nothing\/here/,
+      ],
+      [await fetch(`${url}/nothing`), 404, /^no endpoint \/nothing/],
+      [
+        await fetch(`${url}/demo/eu/employees/custom_properties`, { method: 'DELETE', headers: auth }),
+        405,
+        /^method DELETE is not allowed/,
+      ],
+      [await post(matching, new Uint8Array(2 * 1024 * 1024).fill(32)), 413, /larger than the limit/],
+    ] as const
+    for (const [response, status, description] of answers) {
+      expect(response.status, response.url).toBe(status)
+      expect(response.headers.get('content-type'), response.url).toBe('application/json')
+      const body = (await response.json()) as { title: string; description: string }[]
+      expect(body[0]?.title, response.url).toMatch(new RegExp(`^${status} `))
+      expect(body[0]?.description, response.url).toMatch(description)
+    }
+  })
+
+  it("generates dynamic answers within the schemas' ranges", async () => {
+    const routes = apiRoutes()
+    const schemaOf = (operationId: string) => {
+      const schema = routes.find((route) => route.doc.operationId === operationId)?.doc.success.schema
+      if (!schema) throw new Error(`no schema for ${operationId}`)
+      return schema
+    }
+    // Every rule but one: Prism makes up the keys of a record (custom property names) without
+    // reading the schema's propertyNames, so a made-up name may hold the "__" that names refuse.
+    const issuesOf = (result: { error?: { issues: { code: string }[] } }) =>
+      (result.error?.issues ?? []).filter((issue) => issue.code !== 'invalid_key')
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const vacancies = await fetch(
+        `${url}/demo/eu/employees/emp-10001/matching_vacancies?include=location&include=score_breakdown&response_format=explained`,
+        {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json', prefer: 'dynamic=true' },
+          body: '{}',
+        },
+      )
+      expect(vacancies.status).toBe(200)
+      const matches = schemaOf('matchVacanciesForEmployee').safeParse(await vacancies.json())
+      expect(issuesOf(matches)).toEqual([])
+      const profile = await fetch(`${url}/demo/eu/employees/emp-10001/skill_profile`, {
+        headers: { ...auth, prefer: 'dynamic=true' },
+      })
+      const parsed = schemaOf('getEmployeeSkillProfile').safeParse(await profile.json())
+      expect(issuesOf(parsed)).toEqual([])
+    }
+  })
+
+  it("serves the API reference and its document, and says where in one banner without Prism's log", async () => {
+    expect(banner).toContain(`API reference  ${url}/docs`)
+    expect(stderr).not.toMatch(/\[CLI\]|GET |POST /)
+    const baseUrl = await fetch(`${url}/demo/eu`, { redirect: 'manual' })
+    expect(baseUrl.status).toBe(302)
+    expect(baseUrl.headers.get('location')).toBe('/docs')
+    const page = await fetch(`${url}/docs`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('swagger-ui-bundle.js')
+    const served = await (await fetch(`${url}/openapi.json`)).json()
+    expect(served).toEqual(JSON.parse(JSON.stringify(mockDocument(document))))
+    const opened = await openPage(`${url}/docs`)
+    try {
+      await opened.page.waitForSelector('.opblock', { timeout: 30_000 })
+      const shown = await opened.page.$$eval('.opblock', (blocks) => blocks.length)
+      const operations =
+        Object.values(mockDocument(document).paths ?? {}).flatMap((item) =>
+          ['get', 'post', 'patch', 'delete', 'put'].filter((method) => method in (item as object)),
+        ).length + Object.keys(mockDocument(document).webhooks ?? {}).length
+      expect(shown).toBe(operations)
+      expect(
+        opened.requests.filter((request) => !request.startsWith(url) && !request.startsWith('data:')),
+      ).toEqual([])
+      expect(opened.errors).toEqual([])
+    } finally {
+      await opened.close()
+    }
   })
 
   it('stops on SIGTERM and frees its port', async () => {

@@ -21,7 +21,12 @@ export interface OpenedReport {
  * profile, recording every request the page makes (the file itself is the only one expected) and
  * every console error or page error.
  */
-export async function openReport(htmlPath: string, width = 1400): Promise<OpenedReport> {
+export function openReport(htmlPath: string, width = 1400): Promise<OpenedReport> {
+  return openPage(pathToFileURL(htmlPath).href, width)
+}
+
+/** Opens a page (a file or http URL) as `openReport` does, recording its requests and errors. */
+export async function openPage(href: string, width = 1400): Promise<OpenedReport> {
   const profile = mkdtempSync(join(tmpdir(), 'skillhouse-chromium-'))
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
@@ -47,7 +52,7 @@ export async function openReport(htmlPath: string, width = 1400): Promise<Opened
   })
   page.on('pageerror', (error) => errors.push(String(error)))
   await page.setViewport({ width, height: 1000 })
-  await page.goto(pathToFileURL(htmlPath).href, { waitUntil: 'load' })
+  await page.goto(href, { waitUntil: 'load' })
   return {
     browser,
     page,

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler, NotFoundHandler } from 'hono'
-import { errors } from '../../errors/skillhouse-error.js'
+import { errors, type SkillhouseError } from '../../errors/skillhouse-error.js'
 import type { Method } from '../api-route.js'
 import { type AppEnv, idHeader } from '../app-env.js'
 import { errorResponse } from '../http-io.js'
@@ -37,7 +37,7 @@ function pathPattern(path: string): RegExp {
 export class MethodGuard {
   /** The methods of each path without parameters: one Map probe per request, not a pattern per route. */
   private readonly literal = new Map<string, Method[]>()
-  private readonly patterns: { method: Method; pattern: RegExp }[]
+  private readonly patterns: { method: Method; pattern: RegExp; route?: RoutePath }[]
 
   constructor(routes: readonly RoutePath[], topLevel: readonly RoutePath[]) {
     const methods = new Map<string, Method[]>()
@@ -56,6 +56,7 @@ export class MethodGuard {
       ...routes.map((route) => ({
         method: route.method,
         pattern: pathPattern(`/:tenant/:region${route.path}`),
+        route,
       })),
     ]
   }
@@ -79,27 +80,43 @@ export class MethodGuard {
   }
 
   /**
-   * What no route took: 405 with Allow when the path is a route's with another method, 404 for
-   * an endpoint's path with a trailing slash, else 404.
+   * The route below a base URL that takes a request, as the server routes it: a path without
+   * parameters before the patterns, no trailing slash. Undefined when none does (see `refusal`).
    */
+  routeOf<R extends RoutePath>(method: string, path: string): R | undefined {
+    if (path.length > 1 && path.endsWith('/')) return undefined
+    const literal = this.literalMethods(path).length > 0
+    const found = this.patterns.find(
+      (candidate) =>
+        candidate.route !== undefined &&
+        candidate.method === method &&
+        candidate.route.path.includes(':') !== literal &&
+        candidate.pattern.test(path),
+    )
+    return found?.route as R | undefined
+  }
+
+  /** What no route took, answered as `refusal` says. */
   unmatched(): NotFoundHandler<AppEnv> {
-    return (c) => {
-      const path = c.req.path
-      const named = this.literalMethods(path)
-      const allowed =
-        named.length > 0
-          ? named
-          : METHOD_ORDER.filter((method) =>
-              this.patterns.some((candidate) => candidate.method === method && candidate.pattern.test(path)),
-            )
-      // The method is allowed by a pattern only when the path ends in a slash the routes do not
-      // take (the patterns allow one): an endpoint that is not there, not a refused method.
-      if (allowed.includes(c.req.method as Method)) {
-        return errorResponse(errors.trailingSlash(path), idHeader(c))
-      }
-      if (allowed.length > 0)
-        return errorResponse(errors.methodNotAllowed(c.req.method, path, withHead(allowed)), idHeader(c))
-      return errorResponse(errors.noEndpoint(path), idHeader(c))
-    }
+    return (c) => errorResponse(this.refusal(c.req.method, c.req.path), idHeader(c))
+  }
+
+  /**
+   * The error of a request no route took: 405 with Allow when the path is a route's with another
+   * method, 404 for an endpoint's path with a trailing slash, else 404.
+   */
+  refusal(method: string, path: string): SkillhouseError {
+    const named = this.literalMethods(path)
+    const allowed =
+      named.length > 0
+        ? named
+        : METHOD_ORDER.filter((candidate) =>
+            this.patterns.some((route) => route.method === candidate && route.pattern.test(path)),
+          )
+    // The method is allowed by a pattern only when the path ends in a slash the routes do not
+    // take (the patterns allow one): an endpoint that is not there, not a refused method.
+    if (allowed.includes(method as Method)) return errors.trailingSlash(path)
+    if (allowed.length > 0) return errors.methodNotAllowed(method, path, withHead(allowed))
+    return errors.noEndpoint(path)
   }
 }
