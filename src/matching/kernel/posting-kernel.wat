@@ -5,7 +5,10 @@
 ;; address of one f32 per employee, `entries` the address of the posting words; postings
 ;; [p, end) of one call belong to one skill and one level, so that `factor` is one number.
 ;; The walks take four postings at a time with SIMD (WebAssembly 2.0's fixed-width vectors),
-;; then the last few one by one.
+;; then the last few one by one. Of a four, the words are decoded and the terms multiplied
+;; together, but the bounds are added to lane after lane: a range that spans two skills may hold
+;; one employee twice in a four, and the sums must be those of one posting after the other.
+;; Addresses are byte offsets into the memory; `out` receives employee numbers.
 (module
   (import "env" "memory" (memory 1))
 
