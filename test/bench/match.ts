@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
-import { DuckDBTimestampValue, listValue } from '@duckdb/node-api'
 import { execa } from 'execa'
 import { importPostalCodes } from '../../src/geo/postal-codes.js'
 import { exportAllJobs } from '../../src/matching/match-jobs.js'
@@ -12,6 +11,7 @@ import { initialiseTenant, loadDefaultVocabulary } from '../../src/tenants/initi
 import { createTenant, type OpenTenant, withTenant } from '../../src/tenants/tenant-service.js'
 import { projectRoot } from '../../src/util/project-paths.js'
 import { SeededRandom } from '../../src/util/seeded-random.js'
+import { DuckDBTimestampValue, listValue } from '../../src/vendor/duckdb.js'
 import type { BenchResult } from './bench-result.js'
 import { measure, scaled, scratchDir } from './measure.js'
 

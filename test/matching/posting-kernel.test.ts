@@ -1,5 +1,7 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { invert, LEVEL_SLOTS, levelSlot } from '../../src/matching/job-index.js'
+import type { Postings } from '../../src/matching/job-match-data.js'
 import { PostingKernel, SCAN_CHUNK } from '../../src/matching/kernel/posting-kernel.js'
 import type { ProfileColumns } from '../../src/matching/profile-columns.js'
 import { SeededRandom } from '../../src/util/seeded-random.js'
@@ -31,6 +33,67 @@ function employees(random: SeededRandom, count: number, skills: number, maxStren
     critical: new Uint8Array(skill.length),
   }
 }
+
+/**
+ * The kernel's four loops in plain TypeScript, one posting after the other: what the WebAssembly
+ * text says, with each product and sum rounded to a float32 as the kernel's single precision does.
+ */
+class PlainKernel {
+  readonly bounds: Float32Array
+  readonly found: number[] = []
+
+  constructor(
+    private readonly postings: Postings,
+    employeeCount: number,
+  ) {
+    this.bounds = new Float32Array(employeeCount)
+  }
+
+  /** The employee of posting p and its term for `factor`. */
+  private posting(p: number, factor: number): { employee: number; term: number } {
+    const word = this.postings.entry[p] as number
+    const term = Math.fround(Math.fround(factor) * (word & this.postings.strengthSteps))
+    return { employee: word >>> this.postings.shift, term }
+  }
+
+  private take(employee: number, bar: number): void {
+    if ((this.bounds[employee] as number) < Math.fround(bar)) return
+    this.found.push(employee)
+    this.bounds[employee] = Number.NEGATIVE_INFINITY
+  }
+
+  walk(p: number, end: number, factor: number): void {
+    for (; p < end; p++) {
+      const { employee, term } = this.posting(p, factor)
+      this.bounds[employee] = (this.bounds[employee] as number) + term
+    }
+  }
+
+  scan(p: number, end: number, bar: number): number {
+    this.found.length = 0
+    for (; p < end; p++) this.take(this.posting(p, 0).employee, bar)
+    return this.found.length
+  }
+
+  walkScan(p: number, end: number, factor: number, bar: number): number {
+    this.found.length = 0
+    for (; p < end; p++) {
+      const { employee, term } = this.posting(p, factor)
+      this.bounds[employee] = (this.bounds[employee] as number) + term
+      this.take(employee, bar)
+    }
+    return this.found.length
+  }
+
+  clear(skill: number): void {
+    for (let p = this.postings.start[skill] as number; p < (this.postings.start[skill + 1] as number); p++) {
+      this.bounds[this.posting(p, 0).employee] = 0
+    }
+  }
+}
+
+/** A float32 array's bits, so that −0, +0 and −∞ compare exactly. */
+const bits = (values: Float32Array) => [...new Uint32Array(values.buffer, values.byteOffset, values.length)]
 
 describe('the posting kernel', () => {
   it("groups each skill's postings by level, and packs each so that its strength in steps bounds the strength from above", () => {
@@ -170,5 +233,51 @@ describe('the posting kernel', () => {
       critical: new Uint8Array(0),
     }
     expect(() => invert(profiles, 1)).toThrow(/at most 2\^28 employees/)
+  })
+
+  it('gives the bounds and candidates of a plain TypeScript formulation, call for call, on random postings', () => {
+    const call = fc.record({
+      kind: fc.constantFrom('walk', 'scan', 'walkScan', 'clear'),
+      from: fc.double({ min: 0, max: 1, noNaN: true }),
+      length: fc.integer({ min: 0, max: SCAN_CHUNK }),
+      factor: fc.double({ min: 0, max: 50, noNaN: true }),
+      bar: fc.double({ min: 0, max: 20_000, noNaN: true }),
+      skill: fc.nat(),
+    })
+    // An index of random profiles (made from the seed) and a sequence of calls on it.
+    const index = fc.record({
+      seed: fc.integer({ min: 1, max: 1_000_000 }),
+      count: fc.integer({ min: 1, max: 400 }),
+      skills: fc.integer({ min: 1, max: 8 }),
+      maxStrength: fc.constantFrom(1, 1.7, 3),
+      calls: fc.array(call, { minLength: 1, maxLength: 30 }),
+    })
+    fc.assert(
+      fc.property(index, ({ seed, count, skills, maxStrength, calls }) => {
+        const postings = invert(employees(new SeededRandom(seed), count, skills, maxStrength), skills)
+        const kernel = new PostingKernel(postings, count)
+        const plain = new PlainKernel(postings, count)
+        const entries = postings.entry.length
+        for (const { kind, from, length, factor, bar, skill } of calls) {
+          // Ranges start anywhere, so that the four-at-a-time part and the rest both vary.
+          const p = Math.min(entries, Math.floor(from * (entries + 1)))
+          const end = Math.min(entries, p + length)
+          if (kind === 'walk') {
+            kernel.walk(p, end, factor)
+            plain.walk(p, end, factor)
+          } else if (kind === 'clear') {
+            kernel.clear(skill % skills)
+            plain.clear(skill % skills)
+          } else {
+            const found = kind === 'scan' ? kernel.scan(p, end, bar) : kernel.walkScan(p, end, factor, bar)
+            const expected = kind === 'scan' ? plain.scan(p, end, bar) : plain.walkScan(p, end, factor, bar)
+            expect(found).toBe(expected)
+            expect([...kernel.found.subarray(0, found)]).toEqual(plain.found)
+          }
+          expect(bits(kernel.bounds)).toEqual(bits(plain.bounds))
+        }
+      }),
+      { numRuns: 200 },
+    )
   })
 })

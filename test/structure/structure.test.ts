@@ -2,13 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import {
-  functionLengths,
-  importCycles,
-  importGraph,
-  LENGTH_EXEMPT,
-  MAX_FUNCTION_LINES,
-} from './code-structure.js'
+import { functionLengths, importCycles, importGraph, MAX_FUNCTION_LINES } from './code-structure.js'
 
 const root = resolve(import.meta.dirname, '../..')
 
@@ -17,9 +11,9 @@ describe('the code of src/ and commands/', () => {
     expect(importCycles(importGraph(root))).toEqual([])
   })
 
-  it(`has no function over ${MAX_FUNCTION_LINES} lines but the kernel's byte table`, () => {
+  it(`has no function over ${MAX_FUNCTION_LINES} lines`, () => {
     const long = functionLengths(root)
-      .filter((entry) => entry.lines > MAX_FUNCTION_LINES && !LENGTH_EXEMPT.has(entry.name))
+      .filter((entry) => entry.lines > MAX_FUNCTION_LINES)
       .map(({ file, line, name, lines }) => `${file}:${line} ${name} (${lines} lines)`)
     expect(long).toEqual([])
   })

@@ -1,5 +1,5 @@
+import { readFileSync } from 'node:fs'
 import type { Postings } from '../job-match-data.js'
-import { moduleBytes } from './kernel-module.js'
 
 /**
  * The loops of job matching that visit every posting of a job's skills, in WebAssembly.
@@ -21,6 +21,9 @@ import { moduleBytes } from './kernel-module.js'
  *
  * Memory (one per thread and index, not shared): the index's posting words, then the bounds
  * (one f32 per employee), then room for the candidates of one scanned chunk.
+ *
+ * The loops are written in WebAssembly text, posting-kernel.wat beside this file; the build
+ * compiles it into posting-kernel.wasm (tools/compile-kernel.mjs), which is loaded from here.
  */
 
 /** Postings scanned per call: the bar may rise between calls (when the top k is full). */
@@ -92,7 +95,7 @@ export class PostingKernel {
     this.foundAt = this.boundsAt + align(employeeCount * 4)
     const bytes = this.foundAt + SCAN_CHUNK * 4
     const memory = new wasm.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)) })
-    compiled ??= new wasm.Module(moduleBytes())
+    compiled ??= new wasm.Module(readFileSync(new URL('./posting-kernel.wasm', import.meta.url)))
     this.code = new wasm.Instance(compiled, { env: { memory } }).exports as KernelExports
     new Uint32Array(memory.buffer, this.entriesAt, entries).set(postings.entry)
     this.bounds = new Float32Array(memory.buffer, this.boundsAt, employeeCount)
