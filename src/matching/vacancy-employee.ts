@@ -47,9 +47,9 @@ export async function loadEmployeesForMatching(
     `SELECT e.external_id, e.doc::VARCHAR AS doc, f.feedback
        FROM employees e
        LEFT JOIN (SELECT employee_id, ${FEEDBACK_LIST} AS feedback FROM match_feedback
-                   WHERE list_contains($1, employee_id) GROUP BY employee_id) f
+                   WHERE list_contains($1::VARCHAR[], employee_id) GROUP BY employee_id) f
          ON f.employee_id = e.external_id
-      WHERE list_contains($1, e.external_id)`,
+      WHERE list_contains($1::VARCHAR[], e.external_id)`,
     [listValue([...employeeIds])],
   )
   const byId = new Map(rows.map((row) => [row.external_id, row]))

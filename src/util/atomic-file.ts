@@ -3,8 +3,10 @@ import {
   createWriteStream,
   existsSync,
   fsyncSync,
+  linkSync,
   mkdirSync,
   openSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -49,6 +51,28 @@ export function writeFileAtomic(
     } finally {
       closeSync(fd)
     }
+    renameSync(temporary, path)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
+  }
+}
+
+/**
+ * Puts the file `from` at `path` whole, as a hard link (no byte copied: both names are one
+ * file, which must then never be written in place), renamed over the target; where the two
+ * cannot share a file (another file system), a copy written by `writeFileAtomic`.
+ */
+export function linkFileAtomic(from: string, path: string): void {
+  const temporary = temporaryPath(path)
+  try {
+    rmSync(temporary, { force: true })
+    linkSync(from, temporary)
+  } catch {
+    writeFileAtomic(path, readFileSync(from))
+    return
+  }
+  try {
     renameSync(temporary, path)
   } catch (error) {
     rmSync(temporary, { force: true })

@@ -427,7 +427,7 @@ async function sqlTopMatches(
      scored AS (SELECT w.job_id, es.employee_id,
                        sum(w.w * es.h * CASE WHEN w.r > 0 AND es.p > 0 AND es.p < w.r THEN es.p / w.r ELSE 1 END) AS s
                   FROM w JOIN es USING (skill_id)
-                 WHERE list_contains($1, w.job_id)
+                 WHERE list_contains($1::VARCHAR[], w.job_id)
                  GROUP BY w.job_id, es.employee_id),
      ranked AS (SELECT scored.job_id, employee_id, round(s / total, 12) AS score,
                        row_number() OVER (PARTITION BY scored.job_id ORDER BY round(s / total, 12) DESC, employee_id) AS position
