@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { linkFileAtomic, writeFileAtomic } from '../util/atomic-file.js'
+import { linkFileAtomic, syncFiles, writeFileAtomic, writeFileRenamed } from '../util/atomic-file.js'
 
 /**
  * The nightly job's 4.11 answers kept beside the database, by the inputs that made them, so that
@@ -17,6 +17,8 @@ import { linkFileAtomic, writeFileAtomic } from '../util/atomic-file.js'
 export class KeptVacancyAnswers {
   private readonly folder: string
   private readonly known: AnswerState['employees']
+  /** Answers kept in this run, not yet known to be on the disk. */
+  private readonly unsynced: string[] = []
 
   private constructor(
     databasePath: string,
@@ -45,7 +47,8 @@ export class KeptVacancyAnswers {
     const file = this.file(sha256)
     if (!existsSync(file)) {
       mkdirSync(this.folder, { recursive: true })
-      writeFileAtomic(file, text, 0o444)
+      writeFileRenamed(file, text, 0o444)
+      this.unsynced.push(file)
     }
     return sha256
   }
@@ -55,9 +58,13 @@ export class KeptVacancyAnswers {
     linkFileAtomic(this.file(sha256), path)
   }
 
-  /** Records which answer each employee has now (and by which inputs); removes the others. */
+  /**
+   * Records which answer each employee has now (and by which inputs), once the answers kept in
+   * this run are on the disk; removes the others.
+   */
   commit(employees: AnswerState['employees']): void {
     mkdirSync(this.folder, { recursive: true })
+    syncFiles(this.unsynced)
     const state: AnswerState = { version: KEPT_VERSION, shared: this.shared, employees }
     writeFileAtomic(join(this.folder, STATE_FILE), JSON.stringify(state))
     const used = new Set(Object.values(employees).map((entry) => `${entry.sha256}.json`))

@@ -80,8 +80,9 @@ export async function writeVacancyOutputs(tenant: OpenTenant, out: string): Prom
   for (const id of Object.keys(previous?.employees ?? {})) {
     if (!state.employees[id]) rmSync(vacancyMatchesPath(out, id), { force: true })
   }
-  writeFileAtomic(statePath, JSON.stringify(state))
+  // The answers are on the disk before a state file (or the manifest) says they are there.
   kept.commit(state.employees)
+  writeFileAtomic(statePath, JSON.stringify(state))
   const files: Record<string, string> = {}
   for (const [id, entry] of Object.entries(state.employees))
     files[basename(vacancyMatchesPath(out, id))] = entry.sha256
