@@ -36,6 +36,24 @@ export function writeFileAtomic(
   content: string | Uint8Array | readonly Uint8Array[],
   mode = 0o666,
 ): void {
+  writeThenRename(path, content, mode, true)
+}
+
+/**
+ * Writes a whole file or nothing, as `writeFileAtomic` does but without waiting for the disk: for
+ * many files at once, made durable together by `syncFiles` (an fsync each costs milliseconds;
+ * after the first, the others find their data written).
+ */
+export function writeFileRenamed(path: string, content: string, mode = 0o666): void {
+  writeThenRename(path, content, mode, false)
+}
+
+function writeThenRename(
+  path: string,
+  content: string | Uint8Array | readonly Uint8Array[],
+  mode: number,
+  sync: boolean,
+): void {
   const temporary = temporaryPath(path)
   try {
     const fd = openSync(temporary, 'w', mode)
@@ -47,28 +65,7 @@ export function writeFileAtomic(
             ? [content]
             : content
       for (const chunk of chunks) writeAll(fd, chunk)
-      fsyncSync(fd)
-    } finally {
-      closeSync(fd)
-    }
-    renameSync(temporary, path)
-  } catch (error) {
-    rmSync(temporary, { force: true })
-    throw error
-  }
-}
-
-/**
- * Writes a whole file or nothing, as `writeFileAtomic` does but without waiting for the disk: for
- * many files at once, made durable together by `syncFiles` (an fsync each costs milliseconds;
- * after the first, the others find their data written).
- */
-export function writeFileRenamed(path: string, content: string, mode = 0o666): void {
-  const temporary = temporaryPath(path)
-  try {
-    const fd = openSync(temporary, 'w', mode)
-    try {
-      writeAll(fd, Buffer.from(content))
+      if (sync) fsyncSync(fd)
     } finally {
       closeSync(fd)
     }
