@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
-import { DuckDBTimestampValue, listValue } from '@duckdb/node-api'
 import { execa } from 'execa'
 import { importPostalCodes } from '../../src/geo/postal-codes.js'
 import { exportAllJobs } from '../../src/matching/match-jobs.js'
@@ -12,6 +11,7 @@ import { initialiseTenant, loadDefaultVocabulary } from '../../src/tenants/initi
 import { createTenant, type OpenTenant, withTenant } from '../../src/tenants/tenant-service.js'
 import { projectRoot } from '../../src/util/project-paths.js'
 import { SeededRandom } from '../../src/util/seeded-random.js'
+import { DuckDBTimestampValue, listValue } from '../../src/vendor/duckdb.js'
 import type { BenchResult } from './bench-result.js'
 import { measure, scaled, scratchDir } from './measure.js'
 
@@ -427,7 +427,7 @@ async function sqlTopMatches(
      scored AS (SELECT w.job_id, es.employee_id,
                        sum(w.w * es.h * CASE WHEN w.r > 0 AND es.p > 0 AND es.p < w.r THEN es.p / w.r ELSE 1 END) AS s
                   FROM w JOIN es USING (skill_id)
-                 WHERE list_contains($1::VARCHAR[], w.job_id)
+                 WHERE list_contains($1, w.job_id)
                  GROUP BY w.job_id, es.employee_id),
      ranked AS (SELECT scored.job_id, employee_id, round(s / total, 12) AS score,
                        row_number() OVER (PARTITION BY scored.job_id ORDER BY round(s / total, 12) DESC, employee_id) AS position
