@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { DuckDBValue } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
 import { forgetStems } from '../extraction/extractor-cache.js'
+import { deleteKeptVacancyAnswers } from '../matching/kept-vacancy-answers.js'
 import { deletePersistedJobIndexes } from '../matching/persisted-job-index.js'
 import { PageQuery } from '../schemas/common.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
@@ -124,10 +125,11 @@ export async function deleteEntity(
     await database.run(`DELETE FROM ${collection.kind.table} WHERE external_id = $1`, [id])
   })
   // The stems kept from the tenant's texts hold the words of this employee's events too, and the
-  // kept job matching indexes their id and profile.
+  // kept job matching indexes their id and profile, the kept 4.11 answers their matches.
   if (collection.profileType === 'employee') {
     forgetStems(database)
     deletePersistedJobIndexes(database.path)
+    deleteKeptVacancyAnswers(database.path)
   }
 }
 

@@ -15,6 +15,7 @@ import {
   employeeEvents,
   employeeEvidence,
   loadEmployeeForMatching,
+  loadEmployeesForMatching,
 } from './vacancy-employee.js'
 import { type VacancyIndex, vacancyIndex } from './vacancy-index.js'
 import {
@@ -22,8 +23,10 @@ import {
   VacancyMatchingQuery as VacancyMatchingQuerySchema,
   type VacancyMatchingResponse,
 } from './vacancy-match-schema.js'
+import { VacancyCandidateFinder } from './vacancy-postings.js'
 import { type VacancyPage, vacancyEntities, vacancyRecord } from './vacancy-records.js'
 import { checkVacancyRequest, type VacancyPlan } from './vacancy-request-check.js'
+import { type SharedRequestParts, sharedRequestParts } from './vacancy-request-context.js'
 
 /** Ranges of section 8 and of the request schema, for 422 messages that name both ends. */
 export const VACANCY_MATCHING_RANGES: Ranges = {
@@ -113,11 +116,18 @@ type VacancyMatchingAnswer =
   | { response: VacancyMatchingResponse; problems?: undefined }
   | { response?: undefined; problems: string[] }
 
+/** What the answers of a batch share: the request's parts, and the finder of candidate vacancies. */
+interface VacancyBatch {
+  shared: SharedRequestParts
+  finder: VacancyCandidateFinder
+}
+
 async function answerVacancyMatching(
   tenant: MatchingTenant,
   index: VacancyIndex,
   employee: EmployeeForMatching,
   prepared: PreparedVacancyMatching,
+  batch?: VacancyBatch,
 ): Promise<VacancyMatchingAnswer> {
   const { query } = prepared
   const includes = new Set<string>(query.include)
@@ -129,10 +139,11 @@ async function answerVacancyMatching(
   const checked = await checkVacancyRequest(tenant.database, index, employee, prepared.body, {
     needDistance: includes.has('location'),
     evidence,
+    shared: batch?.shared,
   })
   if (!checked.plan) return { problems: checked.problems }
   const plan = checked.plan
-  const ranked = rank(index, plan, query.min_score)
+  const ranked = rank(index, plan, query.min_score, batch ? batch.finder.candidates(plan) : null)
   const entries = ranked.slice(query.offset, query.offset + query.limit)
   const events = includes.has('relevant_experience')
     ? await employeeEvents(tenant.database, employee.id)
@@ -168,16 +179,22 @@ async function answerVacancyMatching(
   return { response }
 }
 
-/** Ranks every active vacancy that passes the filters: [vacancy number, score], best first. */
+/**
+ * Ranks every active vacancy that passes the filters: [vacancy number, score], best first. Only
+ * `candidates` are tested when given (the others are known to score 0).
+ */
 function rank(
   index: VacancyIndex,
   plan: VacancyPlan,
   minScore: number,
+  candidates: ArrayLike<number> | null,
 ): { vacancy: number; score: number }[] {
   const ranked: { vacancy: number; score: number }[] = []
   const { filters } = plan
   const combined = weightedMean(plan.components, plan.totalValue)
-  outer: for (let vacancy = 0; vacancy < index.ids.length; vacancy++) {
+  const count = candidates ? candidates.length : index.ids.length
+  outer: for (let at = 0; at < count; at++) {
+    const vacancy = candidates ? (candidates[at] as number) : at
     for (const filter of filters) if (!filter(vacancy)) continue outer
     const score = roundScore(combined(vacancy))
     if (score > 0 && score >= minScore) ranked.push({ vacancy, score })
@@ -187,10 +204,17 @@ function rank(
   return ranked
 }
 
+/** How many employees' records a batch reads at a time. */
+const EMPLOYEES_READ_AT_ONCE = 2_000
+
 /**
  * 4.11 for every employee, in external_id order (`match vacancies --all-employees`, the nightly
  * job), or for the employees named in `options.employees`: the request is checked once; each
- * employee's answer is handed to `onResult`.
+ * employee's answer is handed to `onResult`. The answers are those of `matchVacancies`, byte for
+ * byte, made as a batch: the employees' records are read a few thousand at a time, what the
+ * requests share (places, distances, definitions) is found once, and when skills_match is the
+ * only weight only the vacancies asking for a skill the employee holds are tested and scored
+ * (found through posting lists of the vacancies' skills; the others score 0).
  */
 export async function matchAllEmployees(
   tenant: MatchingTenant,
@@ -217,17 +241,23 @@ export async function matchAllEmployees(
   const failed: { employee_id: string; errors: string[] }[] = []
   // The batch reads; nothing writes meanwhile: one index serves every employee.
   const index = await vacancyIndex(tenant.database, prepared.vendor, prepared.features, tenant.dataVersion)
-  for (const id of ids) {
-    const employee = await loadEmployeeForMatching(tenant.database, index, id)
-    const answer = await answerVacancyMatching(tenant, index, employee, prepared)
-    if (answer.problems) {
-      // A request can be fine for most employees and not for one (a max_geo_distance filter
-      // without a location, for an employee whose own location is unknown): report it, go on.
-      failed.push({ employee_id: id, errors: answer.problems })
-      continue
+  const batch: VacancyBatch = {
+    shared: sharedRequestParts(tenant.database, index),
+    finder: new VacancyCandidateFinder(index),
+  }
+  for (let from = 0; from < ids.length; from += EMPLOYEES_READ_AT_ONCE) {
+    const chunk = ids.slice(from, from + EMPLOYEES_READ_AT_ONCE)
+    for (const employee of await loadEmployeesForMatching(tenant.database, index, chunk)) {
+      const answer = await answerVacancyMatching(tenant, index, employee, prepared, batch)
+      if (answer.problems) {
+        // A request can be fine for most employees and not for one (a max_geo_distance filter
+        // without a location, for an employee whose own location is unknown): report it, go on.
+        failed.push({ employee_id: employee.id, errors: answer.problems })
+        continue
+      }
+      matches += answer.response.records.length
+      await onResult(answer.response)
     }
-    matches += answer.response.records.length
-    await onResult(answer.response)
   }
   return { employees: ids.length, matches, seconds: (performance.now() - started) / 1000, failed }
 }

@@ -152,6 +152,7 @@ async function areasFilter(
       area.location,
       `${field}.multi_max_geo_distances[${entry}].location`,
       context.problems,
+      context.distances,
     )
     if (from) areas.push(context.distances.within(from, area.max_geo_distance))
   }

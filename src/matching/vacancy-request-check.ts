@@ -3,7 +3,7 @@ import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EmployeeEvidence, EmployeeForMatching } from './vacancy-employee.js'
 import { type GeoFiltering, type VacancyFilter, vacancyFilters } from './vacancy-filters.js'
 import type { VacancyIndex } from './vacancy-index.js'
-import { vacancyRequestContext } from './vacancy-request-context.js'
+import { type SharedRequestParts, vacancyRequestContext } from './vacancy-request-context.js'
 import { type HeldSkills, heldSkills, type VacancyComponent, vacancyComponents } from './vacancy-weights.js'
 
 /** A 4.11 request, checked and compiled against one employee and the vacancy index. */
@@ -35,9 +35,14 @@ export async function checkVacancyRequest(
   index: VacancyIndex,
   employee: EmployeeForMatching,
   body: VacancyMatchingRequest,
-  options: { needDistance: boolean; evidence: EmployeeEvidence | undefined },
+  options: {
+    needDistance: boolean
+    evidence: EmployeeEvidence | undefined
+    /** What a batch's requests share (see SharedRequestParts). */
+    shared?: SharedRequestParts | undefined
+  },
 ): Promise<VacancyRequestCheck> {
-  const context = await vacancyRequestContext(database, index, employee, body)
+  const context = await vacancyRequestContext(database, index, employee, body, options.shared)
   const { filters, geo } = await vacancyFilters(context, body.filters)
   // Skills the employee holds, numbered like the vacancy index; event types may restrict them.
   const allowed = body.event_types && body.event_types.length > 0 ? new Set<string>(body.event_types) : null

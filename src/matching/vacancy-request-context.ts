@@ -1,3 +1,4 @@
+import type { PropertyType } from '../schemas/custom-properties.js'
 import type { VacancyMatchingRequest } from '../schemas/matching.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { isCustomPropertyRule, type Props, type RuleContext } from './custom-property-rules.js'
@@ -45,17 +46,22 @@ export async function vacancyRequestContext(
   index: VacancyIndex,
   employee: EmployeeForMatching,
   body: VacancyMatchingRequest,
+  shared?: SharedRequestParts,
 ): Promise<VacancyRequestContext> {
   const problems = new ProblemList()
   const custom = [...body.filters, ...body.weights].some((rule) => isCustomPropertyRule(rule))
+  const definitions = custom
+    ? await (shared ? shared.definitions() : customPropertyDefinitions(database))
+    : null
   const rules: RuleContext = {
-    sourceDefinitions: custom ? await propertyDefinitions(database, 'employees') : new Map(),
-    candidateDefinitions: custom ? await propertyDefinitions(database, 'vacancies') : new Map(),
+    sourceDefinitions: definitions?.employees ?? new Map(),
+    candidateDefinitions: definitions?.vacancies ?? new Map(),
     sourceType: 'employees',
     candidateType: 'vacancies',
     problems,
   }
-  const home = await employeeOrigin(database, index, employee)
+  const distances = shared?.distances ?? new VacancyDistances(index)
+  const home = await employeeOrigin(database, index, employee, distances)
   const context: VacancyRequestContext = {
     database,
     index,
@@ -66,13 +72,45 @@ export async function vacancyRequestContext(
     requestLocations: new Map(),
     origin: home.origin,
     originField: null,
-    distances: new VacancyDistances(index),
+    distances,
     rules,
     problems,
     notes: [],
   }
   await resolveFilterLocations(context, body)
   return context
+}
+
+/**
+ * What the requests of a batch of employees share: the custom property definitions (read once),
+ * the distances from places and the postal codes looked up.
+ */
+export interface SharedRequestParts {
+  definitions: () => Promise<PropertyDefinitions>
+  distances: VacancyDistances
+}
+
+type PropertyDefinitions = Record<'employees' | 'vacancies', Map<string, PropertyType>>
+
+/** The custom property definitions of employees and vacancies. */
+async function customPropertyDefinitions(database: TenantDatabase): Promise<PropertyDefinitions> {
+  return {
+    employees: await propertyDefinitions(database, 'employees'),
+    vacancies: await propertyDefinitions(database, 'vacancies'),
+  }
+}
+
+/** The parts of a batch's requests shared by every employee (see SharedRequestParts). */
+export function sharedRequestParts(database: TenantDatabase, index: VacancyIndex): SharedRequestParts {
+  let definitions: Promise<PropertyDefinitions> | undefined
+  return {
+    // Read when a rule first needs them.
+    definitions: () => {
+      definitions ??= customPropertyDefinitions(database)
+      return definitions
+    },
+    distances: new VacancyDistances(index),
+  }
 }
 
 /** The employee's languages: language → the highest level they speak it at (2 when not stated). */
@@ -101,6 +139,7 @@ async function resolveFilterLocations(
         filter.location,
         field,
         context.problems,
+        context.distances,
       )
       context.requestLocations.set(position, resolved)
       if (context.originField === null) {

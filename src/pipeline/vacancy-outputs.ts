@@ -1,21 +1,25 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import { type AnswerState, KeptVacancyAnswers, readAnswerState } from '../matching/kept-vacancy-answers.js'
 import { vacancyMatchesPath } from '../matching/match-output.js'
 import { matchAllEmployees } from '../matching/match-vacancies.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
+import { moduleSource } from '../util/module-source.js'
 
 /**
  * The nightly run's 4.11 answers, one file per employee, kept in step with the data by doing only
  * what changed. An employee's answer depends on the employee (record, skill profile, match
  * feedback) and on what every answer shares (the vacancies, their jobs and profiles, postal codes,
  * custom property definitions, the tenant's settings, the request, the model's version). The
- * output folder keeps a state file with the fingerprint of the shared part and, per employee, the
- * fingerprint of their part and the checksum of their file: while the shared part is unchanged,
- * only employees whose part changed (or whose file is gone) are matched again, a file is written
- * only when its content changed, and every employee's file keeps a checksum in the manifest.
+ * answers are kept beside the database by the fingerprints of both parts (KeptVacancyAnswers):
+ * while the shared part is unchanged, only employees whose part changed are matched again; the
+ * others' answers are placed from what is kept, into this output folder or a new one. The output
+ * folder keeps a state file with the checksum of each employee's file there: a file is written
+ * only when its content changed (or it is gone), and every employee's file keeps a checksum in
+ * the manifest.
  */
 
 /** Bumped whenever the scoring or the answer's shape changes: every answer is computed again. */
@@ -23,18 +27,12 @@ const ANSWER_VERSION = 1
 
 const STATE_FILE = '.state.json'
 
-interface OutputState {
-  version: number
-  shared: string
-  employees: Record<string, { input: string; sha256: string }>
-}
-
 export interface VacancyOutputs {
   /** Employees with an answer file. */
   employees: number
   /** Employees matched in this run (their part or the shared part changed). */
   computed: number
-  /** Files written (their content changed). */
+  /** Files written (their content changed, or the folder did not hold them). */
   written: number
   failed: { employee_id: string; errors: string[] }[]
   /** sha256 of every employee's file, by file name in the folder. */
@@ -48,35 +46,32 @@ export async function writeVacancyOutputs(tenant: OpenTenant, out: string): Prom
   const statePath = join(folder, STATE_FILE)
   const shared = await sharedFingerprint(tenant)
   const inputs = await employeeFingerprints(tenant.database)
-  const previous = readState(statePath)
-  const known =
-    previous && previous.version === ANSWER_VERSION && previous.shared === shared ? previous : null
-  const state: OutputState = { version: ANSWER_VERSION, shared, employees: {} }
+  const kept = KeptVacancyAnswers.open(tenant.database.path, shared)
+  // What this folder holds already: a file whose checksum is the answer's stays as it is.
+  const previous = readAnswerState(statePath)
+  const state: AnswerState = { version: ANSWER_VERSION, shared, employees: {} }
+  let written = 0
+  const place = (id: string, sha256: string) => {
+    const path = vacancyMatchesPath(out, id)
+    if (previous?.employees[id]?.sha256 !== sha256 || !existsSync(path)) {
+      kept.place(sha256, path)
+      written++
+    }
+    state.employees[id] = { input: inputs.get(id) ?? '', sha256 }
+  }
   const stale: string[] = []
   for (const [id, input] of inputs) {
-    const before = known?.employees[id]
-    if (before && before.input === input && existsSync(vacancyMatchesPath(out, id)))
-      state.employees[id] = before
-    else stale.push(id)
+    const sha256 = kept.answer(id, input)
+    if (sha256 === undefined) stale.push(id)
+    else place(id, sha256)
   }
-  let written = 0
   let failed: VacancyOutputs['failed'] = []
   if (stale.length > 0) {
     const summary = await matchAllEmployees(
       tenant,
       {},
       {},
-      (response) => {
-        const path = vacancyMatchesPath(out, response.employee_id)
-        const text = `${JSON.stringify(response)}\n`
-        const sha256 = createHash('sha256').update(text).digest('hex')
-        const before = previous?.employees[response.employee_id]
-        if (before?.sha256 !== sha256 || !existsSync(path)) {
-          writeFileAtomic(path, text)
-          written++
-        }
-        state.employees[response.employee_id] = { input: inputs.get(response.employee_id) ?? '', sha256 }
-      },
+      (response) => place(response.employee_id, kept.keep(`${JSON.stringify(response)}\n`)),
       { employees: stale },
     )
     failed = summary.failed
@@ -85,20 +80,13 @@ export async function writeVacancyOutputs(tenant: OpenTenant, out: string): Prom
   for (const id of Object.keys(previous?.employees ?? {})) {
     if (!state.employees[id]) rmSync(vacancyMatchesPath(out, id), { force: true })
   }
+  // The answers are on the disk before a state file (or the manifest) says they are there.
+  kept.commit(state.employees)
   writeFileAtomic(statePath, JSON.stringify(state))
   const files: Record<string, string> = {}
   for (const [id, entry] of Object.entries(state.employees))
     files[basename(vacancyMatchesPath(out, id))] = entry.sha256
   return { employees: Object.keys(state.employees).length, computed: stale.length, written, failed, files }
-}
-
-function readState(path: string): OutputState | null {
-  try {
-    const state = JSON.parse(readFileSync(path, 'utf8')) as OutputState
-    return typeof state.shared === 'string' && typeof state.employees === 'object' ? state : null
-  } catch {
-    return null
-  }
 }
 
 /** What every employee's answer depends on, as one fingerprint (one query of aggregates). */
@@ -115,8 +103,46 @@ async function sharedFingerprint(tenant: OpenTenant): Promise<string> {
      ) AS parts`,
   )
   return createHash('sha256')
-    .update(JSON.stringify({ parts: row?.parts ?? '', settings: tenant.settings }))
+    .update(
+      JSON.stringify({
+        version: ANSWER_VERSION,
+        code: answerCodeStamp(),
+        parts: row?.parts ?? '',
+        settings: tenant.settings,
+      }),
+    )
     .digest('hex')
+}
+
+/** The modules that make a 4.11 answer: an answer kept by other code is computed again. */
+const ANSWER_MODULES = [
+  'match-vacancies',
+  'vacancy-index',
+  'vacancy-records',
+  'vacancy-weights',
+  'vacancy-filters',
+  'vacancy-places',
+  'vacancy-employee',
+  'vacancy-request-check',
+  'vacancy-request-context',
+  'vacancy-postings',
+  'vacancy-match-schema',
+  'scoring-model',
+  'profile-columns',
+  'job-index',
+  'custom-property-rules',
+  'match-filters',
+]
+
+let codeStamp: string | undefined
+
+function answerCodeStamp(): string {
+  if (codeStamp === undefined) {
+    const hash = createHash('sha256')
+    for (const module of ANSWER_MODULES) hash.update(moduleSource(`../matching/${module}`, import.meta.url))
+    codeStamp = hash.digest('hex')
+  }
+  return codeStamp
 }
 
 /** Per employee, a fingerprint of what their answer depends on of their own. */

@@ -306,7 +306,7 @@ export async function removeTenant(dataDir: string, name: string): Promise<void>
   })
   for (const file of readdirSync(dataDir))
     if (file === basename(path) || file.startsWith(`${basename(path)}.`))
-      rmSync(join(dataDir, file), { force: true })
+      rmSync(join(dataDir, file), { force: true, recursive: true })
 }
 
 /** What a tenant's database says of it: its counts and its last run. */

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import { importPostalCodes } from '../../src/geo/postal-codes.js'
 import { exportAllJobs } from '../../src/matching/match-jobs.js'
-import { matchVacancies } from '../../src/matching/match-vacancies.js'
+import { matchAllEmployees, matchVacancies } from '../../src/matching/match-vacancies.js'
 import type { JobMatchingResponse } from '../../src/schemas/index.js'
 import type { TenantDatabase } from '../../src/store/tenant-database.js'
 import { initialiseTenant, loadDefaultVocabulary } from '../../src/tenants/initialise-tenant.js'
@@ -143,6 +143,10 @@ export async function benchMatch(): Promise<BenchResult> {
       stage('vacancy requests')
       const vacancyFigures = await benchVacancyRequest(tenant)
       Object.assign(figures, vacancyFigures)
+      stage('4.11 for every employee: the batch, and the request path on a sample')
+      const everyEmployee = await benchVacanciesForEveryEmployee(tenant)
+      Object.assign(figures, everyEmployee.figures)
+      ratios.vacancies_every_employee_speedup = everyEmployee.speedup
       return {
         name: 'match',
         figures,
@@ -439,6 +443,50 @@ async function sqlTopMatches(
     out.set(row.job_id, list)
   }
   return out
+}
+
+/**
+ * 4.11's default request (the nightly job's) for every employee: the batch (`matchAllEmployees`)
+ * over all of them, against the request path (`matchVacancies`, one employee at a time) on a
+ * sample of them, per employee; the sample's answers must be the same bytes both ways. Warm: the
+ * vacancy index is built before either is timed.
+ */
+async function benchVacanciesForEveryEmployee(
+  tenant: OpenTenant,
+): Promise<{ figures: Record<string, number | string>; speedup: number }> {
+  const ids = (
+    await tenant.database.all<{ id: string }>('SELECT external_id AS id FROM employees ORDER BY id')
+  ).map((row) => row.id)
+  const sample = ids.filter((_, at) => at % Math.max(1, Math.floor(ids.length / 500)) === 0).slice(0, 500)
+  await matchVacancies(tenant, sample[0] as string, {}, {})
+  const alone = new Map<string, string>()
+  const request = await measure(async () => {
+    for (const id of sample) alone.set(id, JSON.stringify(await matchVacancies(tenant, id, {}, {})))
+  })
+  const chosen = new Set(sample)
+  let same = 0
+  let matches = 0
+  const batch = await measure(() =>
+    matchAllEmployees(tenant, {}, {}, (response) => {
+      matches += response.records.length
+      if (chosen.has(response.employee_id) && JSON.stringify(response) === alone.get(response.employee_id))
+        same++
+    }),
+  )
+  const requestMs = (request.seconds * 1000) / sample.length
+  const batchMs = (batch.seconds * 1000) / ids.length
+  return {
+    figures: {
+      vacancies_every_employee_employees: ids.length,
+      vacancies_every_employee_matches: matches,
+      vacancies_every_employee_batch_seconds: round(batch.seconds),
+      vacancies_every_employee_batch_ms_per_employee: round(batchMs, 4),
+      vacancies_request_path_sample: sample.length,
+      vacancies_request_path_ms_per_employee: round(requestMs, 3),
+      vacancies_every_employee_identical: `${same}/${sample.length}`,
+    },
+    speedup: round(requestMs / batchMs, 1),
+  }
 }
 
 /** One employee's vacancy request (geo and language filters and weights): cold, then 50 warm. */

@@ -25,6 +25,8 @@ import { measure, scaled, scratchDir } from './measure.js'
  *
  * - full: the first run into an empty tenant and output folder (the reference);
  * - idle: the same inbox again, nothing new (goal: at most 2% of the full run);
+ * - fresh (after delta): nothing new, into a new, empty output folder (teams keep a folder per night): the
+ *   answers are placed from those kept beside the database (goal: at most 10% of the full run);
  * - delta: 1% new skill events (the events of one employee in a hundred again, with new ids and a
  *   later date: a night's feed comes from the people who did something that day) added to the
  *   inbox (goal: at most 10% of the full run).
@@ -52,10 +54,10 @@ export async function benchNightly(): Promise<BenchResult> {
         stderr: 'inherit',
       })
     await cli(['tenant', 'create', 'bench', '--region', 'eu'])
-    const run = async (label: string) => {
+    const run = async (label: string, folder = out) => {
       console.log(`  ${label} run`)
       const measured = await measure(() =>
-        cli(['run', '--inbox', runInbox, '--out', out, '--as-of', '2026-11-01', '--json']),
+        cli(['run', '--inbox', runInbox, '--out', folder, '--as-of', '2026-11-01', '--json']),
       )
       const manifest = JSON.parse(String(measured.result.stdout)) as RunManifest
       console.log(`  ${label}: ${measured.seconds.toFixed(1)} s ${JSON.stringify(manifest.timings)}`)
@@ -67,6 +69,8 @@ export async function benchNightly(): Promise<BenchResult> {
     const delta = join(runInbox, 'skill_events.night-2.ndjson')
     const added = await nightEvents(join(inbox, 'skill_events.ndjson'), delta)
     const night = await run('delta')
+    // The next night with nothing new, into a folder of its own (a dated folder per night).
+    const fresh = await run('fresh', join(scratch.dir, 'out-next-night'))
 
     const figures: Record<string, number | string> = {
       employees,
@@ -76,18 +80,26 @@ export async function benchNightly(): Promise<BenchResult> {
       full_seconds: round(full.seconds),
       idle_seconds: round(idle.seconds),
       delta_seconds: round(night.seconds),
+      fresh_seconds: round(fresh.seconds),
       full_stages: JSON.stringify(full.manifest.timings),
       idle_stages: JSON.stringify(idle.manifest.timings),
       delta_stages: JSON.stringify(night.manifest.timings),
+      fresh_stages: JSON.stringify(fresh.manifest.timings),
       idle_answers_computed: idle.manifest.vacancy_matches.computed,
       idle_answers_written: idle.manifest.vacancy_matches.written,
       delta_answers_computed: night.manifest.vacancy_matches.computed,
       delta_answers_written: night.manifest.vacancy_matches.written,
+      fresh_answers_computed: fresh.manifest.vacancy_matches.computed,
+      fresh_answers_written: fresh.manifest.vacancy_matches.written,
+      full_match_vacancies_ms_per_employee: round(
+        ((full.manifest.timings.match_vacancies ?? 0) * 1000) / employees,
+      ),
     }
     for (const [label, manifest] of [
       ['full', full.manifest],
       ['idle', idle.manifest],
       ['delta', night.manifest],
+      ['fresh', fresh.manifest],
     ] as const) {
       const listed = Object.keys(manifest.vacancy_matches.files).length
       if (listed !== manifest.vacancy_matches.employees)
@@ -96,12 +108,15 @@ export async function benchNightly(): Promise<BenchResult> {
         )
     }
     if (idle.manifest.vacancy_matches.written !== 0) throw new Error('the idle run rewrote answer files')
+    if (fresh.manifest.vacancy_matches.computed !== 0)
+      throw new Error('the run into a new folder computed answers again')
     return {
       name: 'nightly',
       figures,
       ratios: {
         idle_vs_full: round(idle.seconds / full.seconds),
         delta_vs_full: round(night.seconds / full.seconds),
+        fresh_vs_full: round(fresh.seconds / full.seconds),
       },
     }
   } finally {

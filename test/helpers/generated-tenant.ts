@@ -1,10 +1,11 @@
 import { join } from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
 import { type GenerateOptions, generateTenant } from '../../src/generate/generate-tenant.js'
 import { importPostalCodes } from '../../src/geo/postal-codes.js'
 import { ingestPaths } from '../../src/ingest/ingest-paths.js'
 import { deriveProfiles } from '../../src/profiles/derive.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
-import { createOpenTenant, testFixture } from './temp-tenant.js'
+import { createOpenTenant, tempDir, testFixture } from './temp-tenant.js'
 
 /**
  * The tenant `gen` in `dir`: written by `generateTenant` with `size`, given the test postal codes
@@ -31,4 +32,24 @@ export async function derivedGeneratedTenant(
     await tenant.database.all<{ id: string }>('SELECT external_id AS id FROM employees ORDER BY id')
   ).map((row) => row.id)
   return { tenant, employees }
+}
+
+/**
+ * The generated tenant of a describe block (see derivedGeneratedTenant): made in a temp folder
+ * before its tests, closed and removed after them. Its fields are set once the tests run.
+ */
+export function generatedTenantForSuite(
+  size: Omit<GenerateOptions, 'out'>,
+  options: { postalCodes?: boolean } = {},
+): { tenant: OpenTenant; employees: string[] } {
+  const temp = tempDir()
+  const suite = {} as { tenant: OpenTenant; employees: string[] }
+  beforeAll(async () => {
+    Object.assign(suite, await derivedGeneratedTenant(temp.dir, size, options))
+  }, 180_000)
+  afterAll(() => {
+    suite.tenant?.database.close()
+    temp.cleanup()
+  })
+  return suite
 }

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { generateTenant } from '../../src/generate/generate-tenant.js'
+import { type RunManifest, sha256 } from '../../src/pipeline/nightly-run.js'
 import { runCli, tempDir } from '../helpers/temp-tenant.js'
 
 const eventCount = (out: string) =>
@@ -129,6 +130,64 @@ describe('the nightly job', () => {
     expect(readFileSync(join(out, 'org_structure.json'), 'utf8')).toBe(
       readFileSync(join(temp.dir, 'out-reference', 'org_structure.json'), 'utf8'),
     )
+  })
+})
+
+describe('the nightly job keeps its 4.11 answers by the inputs that made them', () => {
+  const temp = tempDir()
+  afterAll(() => temp.cleanup())
+
+  /** The answer files of an output folder, by name, and what the manifest says of them. */
+  const answers = (out: string) =>
+    Object.fromEntries(
+      readdirSync(join(out, 'matching_vacancies'))
+        .filter((name) => !name.startsWith('.'))
+        .map((name) => [name, readFileSync(join(out, 'matching_vacancies', name), 'utf8')]),
+    )
+
+  it('writes the unchanged answers into a new output folder from what the data directory keeps, computing none', async () => {
+    const inbox = join(temp.dir, 'inbox')
+    await generateTenant({ out: inbox, seed: 13, employees: 180, events: 1800, vacancies: 60 })
+    const dataDir = join(temp.dir, 'data')
+    await runCli(['tenant', 'create', 'kept', '--region', 'eu', '--data-dir', dataDir])
+    const run = async (out: string) => {
+      const places = { '--inbox': inbox, '--out': out, '--data-dir': dataDir }
+      const result = await runCli([
+        'run',
+        '--as-of',
+        '2026-06-30',
+        '--json',
+        ...Object.entries(places).flat(),
+      ])
+      expect(result.exitCode, String(result.stderr)).toBe(0)
+      return JSON.parse(String(result.stdout)) as RunManifest
+    }
+    const first = await run(join(temp.dir, 'night-1'))
+    expect(first.vacancy_matches.computed).toBe(180)
+    const files = answers(join(temp.dir, 'night-1'))
+    expect(Object.keys(files)).toHaveLength(first.vacancy_matches.employees)
+
+    // The next night, nothing new, a folder of its own: every answer placed, none computed.
+    const second = await run(join(temp.dir, 'night-2'))
+    expect(second.vacancy_matches).toMatchObject({
+      computed: 0,
+      written: first.vacancy_matches.employees,
+      employees: first.vacancy_matches.employees,
+      files: first.vacancy_matches.files,
+    })
+    expect(answers(join(temp.dir, 'night-2'))).toEqual(files)
+    for (const [name, text] of Object.entries(files))
+      expect(second.vacancy_matches.files[name]).toBe(sha256(text))
+    // Into a folder that holds them already, nothing is written.
+    expect((await run(join(temp.dir, 'night-2'))).vacancy_matches).toMatchObject({ computed: 0, written: 0 })
+
+    // What is kept is a cache: without it, every answer is computed again, to the same bytes.
+    const kept = readdirSync(dataDir).filter((name) => name.endsWith('.vacancy-answers'))
+    expect(kept).toHaveLength(1)
+    rmSync(join(dataDir, kept[0] as string), { recursive: true })
+    const third = await run(join(temp.dir, 'night-3'))
+    expect(third.vacancy_matches).toMatchObject({ computed: 180, files: first.vacancy_matches.files })
+    expect(answers(join(temp.dir, 'night-3'))).toEqual(files)
   })
 })
 

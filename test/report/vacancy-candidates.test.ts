@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { haversineKm } from '../../src/geo/haversine.js'
 import { matchVacancies } from '../../src/matching/match-vacancies.js'
 import { vacancyCandidates } from '../../src/matching/vacancy-candidates.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
-import { derivedGeneratedTenant } from '../helpers/generated-tenant.js'
-import { tempDir } from '../helpers/temp-tenant.js'
+import { generatedTenantForSuite } from '../helpers/generated-tenant.js'
 
 type Ranked = { employee_id: string; score: number }[]
 
@@ -18,26 +17,15 @@ type Ranked = { employee_id: string; score: number }[]
  * address and is skipped for an unknown place.
  */
 describe('vacancy candidates equal 4.11 asked for every employee', () => {
-  const temp = tempDir()
-  let tenant: OpenTenant
-  let employees: string[]
-
-  beforeAll(async () => {
-    ;({ tenant, employees } = await derivedGeneratedTenant(
-      temp.dir,
-      { seed: 5, employees: 400, events: 3000, jobs: 25, vacancies: 90 },
-      { postalCodes: true },
-    ))
-  }, 180_000)
-  afterAll(() => {
-    tenant.database.close()
-    temp.cleanup()
-  })
+  const generated = generatedTenantForSuite(
+    { seed: 5, employees: 400, events: 3000, jobs: 25, vacancies: 90 },
+    { postalCodes: true },
+  )
 
   /** Every employee's 4.11 answer to the default request, all pages, turned around per vacancy. */
   async function bruteForce(asked: OpenTenant): Promise<Map<string, Ranked>> {
     const byVacancy = new Map<string, Ranked>()
-    for (const employee of employees) {
+    for (const employee of generated.employees) {
       let offset = 0
       for (;;) {
         const page = await matchVacancies(asked, employee, {}, { limit: '100', offset: String(offset) })
@@ -57,7 +45,7 @@ describe('vacancy candidates equal 4.11 asked for every employee', () => {
 
   /** Open vacancies and employees whose stored places are coordinates and who share a held skill. */
   const placedPairsSharingSkills = () =>
-    tenant.database.all<{
+    generated.tenant.database.all<{
       vacancy: string
       employee: string
       vlat: number
@@ -87,9 +75,12 @@ describe('vacancy candidates equal 4.11 asked for every employee', () => {
 
   for (const variant of variants) {
     it(`gives each open vacancy the best candidates and strong count of 4.11 (${variant.name})`, async () => {
-      const asked: OpenTenant = { ...tenant, settings: { ...tenant.settings, features: variant.features } }
+      const asked: OpenTenant = {
+        ...generated.tenant,
+        settings: { ...generated.tenant.settings, features: variant.features },
+      }
       const expected = await bruteForce(asked)
-      const open = await tenant.database.all<{ id: string }>(
+      const open = await generated.tenant.database.all<{ id: string }>(
         `SELECT external_id AS id FROM vacancies WHERE status = 'active' ORDER BY id`,
       )
       let strongSeen = 0

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest'
+import { matchAllEmployees, matchVacancies } from '../../src/matching/match-vacancies.js'
+import type { VacancyMatchingQuery } from '../../src/matching/vacancy-match-schema.js'
+import { generatedTenantForSuite } from '../helpers/generated-tenant.js'
+
+/**
+ * The batch of 4.11 answers (`matchAllEmployees`: records read a few thousand at a time, shared
+ * places and distances, candidates from the vacancies' posting lists) against 4.11 asked for one
+ * employee at a time, on every employee of a generated tenant: the same bytes for each, or the
+ * same problems. Half of the places are addresses, some in the postal-code table and some not,
+ * so that the 50 km rule applies, is measured from an address and is skipped for an unknown
+ * place. The requests go through both ways of ranking: skills_match alone (candidates from the
+ * posting lists) and with other weights (every vacancy a candidate).
+ */
+describe('a batch of 4.11 answers equals 4.11 asked employee by employee', () => {
+  const generated = generatedTenantForSuite(
+    { seed: 21, employees: 300, events: 2500, jobs: 20, vacancies: 160 },
+    { postalCodes: true },
+  )
+
+  /** Each employee's answer as text (or its 422's descriptions), asked alone and in one batch. */
+  async function bothWays(body: Record<string, unknown>, query: VacancyMatchingQuery) {
+    const alone = new Map<string, string>()
+    for (const employee of generated.employees) {
+      try {
+        alone.set(employee, JSON.stringify(await matchVacancies(generated.tenant, employee, body, query)))
+      } catch (error) {
+        alone.set(employee, JSON.stringify((error as { descriptions?: string[] }).descriptions))
+      }
+    }
+    const batch = new Map<string, string>()
+    const summary = await matchAllEmployees(generated.tenant, body, query, (response) => {
+      batch.set(response.employee_id, JSON.stringify(response))
+    })
+    for (const failed of summary.failed) batch.set(failed.employee_id, JSON.stringify(failed.errors))
+    return { alone, batch, summary }
+  }
+
+  /** The employee's regions hold the vacancy's (custom properties of the generated tenant). */
+  const REGIONS = { from_entity_property: 'mobility_regions', to_entity_property: 'regions' }
+
+  const requests: [string, Record<string, unknown>, VacancyMatchingQuery][] = [
+    ['the nightly request (no filters or weights)', {}, {}],
+    [
+      'every include, explained, a long page',
+      {},
+      {
+        limit: '60',
+        offset: '2',
+        response_format: 'explained',
+        include: [
+          'location',
+          'custom_properties',
+          'score_breakdown',
+          'match_feedback',
+          'relevant_experience',
+        ],
+      },
+    ],
+    [
+      'language and custom property filters, a wider distance, a minimum score',
+      {
+        filters: [
+          { filter: 'max_geo_distance', max_geo_distance: 300 },
+          { filter: 'language', max_overqualification: 4, max_underqualification: 1 },
+          { filter: 'custom_property_is_in', ...REGIONS },
+        ],
+      },
+      { min_score: '0.2', limit: '25' },
+    ],
+    [
+      'only some event types, from a postal code',
+      {
+        filters: [
+          {
+            filter: 'max_geo_distance',
+            max_geo_distance: 120,
+            location: { country: 'BE', postal_code: '1000' },
+          },
+        ],
+        event_types: ['learning', 'working_history'],
+      },
+      { include: ['location'] },
+    ],
+    [
+      'weights besides skills_match (every vacancy a candidate)',
+      {
+        weights: [
+          { weight: 'skills_match', value: 3 },
+          { weight: 'desired_functions', value: 1 },
+          { weight: 'geo_distance', value: 1, full_score_distance: 10, zero_score_distance: 200 },
+          { weight: 'custom_property_is_in', value: 1, ...REGIONS },
+        ],
+      },
+      { include: ['score_breakdown'], limit: '30' },
+    ],
+  ]
+
+  for (const [what, body, query] of requests) {
+    it(`gives the same bytes for every employee: ${what}`, async () => {
+      const { alone, batch, summary } = await bothWays(body, query)
+      expect(summary.employees).toBe(generated.employees.length)
+      expect([...batch.keys()].sort()).toEqual(generated.employees)
+      for (const employee of generated.employees)
+        expect(batch.get(employee), employee).toBe(alone.get(employee))
+      // The comparison means something: answers with matches for most employees.
+      expect(summary.matches).toBeGreaterThan(generated.employees.length / 2)
+    }, 120_000)
+  }
+
+  it('answers the named employees in their order, and a 404 for one unknown', async () => {
+    const named = [generated.employees[7], generated.employees[3], generated.employees[250]] as string[]
+    const order: string[] = []
+    await matchAllEmployees(generated.tenant, {}, {}, (response) => void order.push(response.employee_id), {
+      employees: named,
+    })
+    expect(order).toEqual(named)
+    await expect(
+      matchAllEmployees(generated.tenant, {}, {}, () => undefined, { employees: ['emp-nobody'] }),
+    ).rejects.toMatchObject({ status: 404 })
+  })
+})
