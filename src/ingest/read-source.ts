@@ -234,16 +234,7 @@ async function withCsvReader<T>(
       try {
         await copyPrefix(path, copy, open.byte)
         const value = await attempt(copy)
-        const tail: SourceRow = {
-          line: open.line,
-          row: 0,
-          problem: {
-            field: '',
-            message: `unterminated quote: the quoted field opened on line ${open.quoteLine} is not closed before the end of the file (a truncated export?); this row is not loaded, the rows before it are`,
-          },
-          record: { text: open.text },
-        }
-        return { value, readPath: copy, tail, done }
+        return { value, readPath: copy, tail: unterminatedQuoteRow(open), done }
       } catch {
         done()
       }
@@ -253,13 +244,34 @@ async function withCsvReader<T>(
 }
 
 /**
+ * The problem row of a record whose quote never closes: the line the record starts on, the line
+ * its quote opened on, and the text the open quote swallowed (up to the end of the file).
+ */
+function unterminatedQuoteRow(open: UnterminatedQuote): SourceRow {
+  return {
+    line: open.line,
+    row: 0,
+    problem: {
+      field: '',
+      message: `unterminated quote: the quoted field opened on line ${open.quoteLine} is not closed before the end of the file (a truncated export?), so every line after it is part of that field; this row is not loaded, the rows before it are`,
+    },
+    record: { text: open.text },
+  }
+}
+
+interface UnterminatedQuote {
+  byte: number
+  line: number
+  quoteLine: number
+  text: string
+}
+
+/**
  * Where a CSV file's last record starts when that record never closes its quote: its byte
  * offset, its line, the line of the opening quote and (the start of) its text; null when every
  * quote closes.
  */
-export async function unterminatedQuote(
-  path: string,
-): Promise<{ byte: number; line: number; quoteLine: number; text: string } | null> {
+export async function unterminatedQuote(path: string): Promise<UnterminatedQuote | null> {
   let quoted = false
   let line = 1
   let recordByte = 0
@@ -317,19 +329,32 @@ async function csvProblems(
   const rejected = await connection.runAndReadAll(
     'SELECT line_byte_position, column_name, error_type, error_message FROM errors ORDER BY line_byte_position',
   )
-  const rows = rejected.getRowObjectsJS()
+  let rows = rejected.getRowObjectsJS()
+  // DuckDB's parallel reader (larger files) reports a quote that never closes as one reject
+  // without the swallowed text, where its single-threaded read fails whole: both become the
+  // same problem row.
+  const openQuote = rows.some((reject) => /unterminated quote/i.test(String(reject.error_message)))
+    ? await unterminatedQuote(path)
+    : null
+  if (openQuote) {
+    const tail = Math.max(0, openQuote.byte)
+    rows = rows.filter((reject) => Number(reject.line_byte_position) - 1 < tail)
+  }
   const lines = await linesAtBytes(
     path,
     rows.map((reject) => Math.max(0, Number(reject.line_byte_position) - 1)),
   )
-  return rows.map((reject, index) => ({
-    line: lines[index] ?? null,
-    row: 0,
-    problem: {
-      field: reject.column_name ? String(reject.column_name) : '',
-      message: `CSV row cannot be read (${String(reject.error_type).toLowerCase()}): ${reject.error_message}`,
-    },
-  }))
+  const problems = rows.map(
+    (reject, index): SourceRow => ({
+      line: lines[index] ?? null,
+      row: 0,
+      problem: {
+        field: reject.column_name ? String(reject.column_name) : '',
+        message: `CSV row cannot be read (${String(reject.error_type).toLowerCase()}): ${reject.error_message}`,
+      },
+    }),
+  )
+  return openQuote ? [...problems, unterminatedQuoteRow(openQuote)] : problems
 }
 
 /** The 1-based line holding each 0-based byte offset of a file; offsets in ascending order. */
