@@ -318,16 +318,18 @@ async function copyPrefix(from: string, to: string, bytes: number): Promise<void
 }
 
 /**
- * The rows DuckDB's reader could not parse (left in its reject table), with their physical lines.
- * DuckDB's own `line` counts records, not lines, so it drifts after a quoted field that spans
- * lines; the line is found from the row's byte position instead (1-based, as DuckDB gives it).
+ * The rows DuckDB's reader could not parse (left in its reject table), one problem row each with
+ * its physical line and its text. DuckDB's own `line` counts records, not lines, so it drifts
+ * after a quoted field that spans lines; the line is found from the row's byte position instead
+ * (1-based, as DuckDB gives it; in a CRLF file it points at the line feed ending the line before).
+ * DuckDB rejects a row short of several columns once per missing column: those are one row.
  */
 async function csvProblems(
   connection: Awaited<ReturnType<typeof scratch>>['connection'],
   path: string,
 ): Promise<SourceRow[]> {
   const rejected = await connection.runAndReadAll(
-    'SELECT line_byte_position, column_name, error_type, error_message FROM errors ORDER BY line_byte_position',
+    'SELECT line_byte_position, column_name, error_type, error_message, csv_line FROM errors ORDER BY line_byte_position, column_idx',
   )
   let rows = rejected.getRowObjectsJS()
   // DuckDB's parallel reader (larger files) reports a quote that never closes as one reject
@@ -340,20 +342,34 @@ async function csvProblems(
     const tail = Math.max(0, openQuote.byte)
     rows = rows.filter((reject) => Number(reject.line_byte_position) - 1 < tail)
   }
+  const byRow = new Map<number, typeof rows>()
+  for (const reject of rows) {
+    const at = Number(reject.line_byte_position)
+    byRow.set(at, [...(byRow.get(at) ?? []), reject])
+  }
+  const groups = [...byRow.values()]
+  const texts = groups.map((group) => String(group[0]?.csv_line ?? ''))
   const lines = await linesAtBytes(
     path,
-    rows.map((reject) => Math.max(0, Number(reject.line_byte_position) - 1)),
+    groups.map((group, index) => {
+      const leadingNewlines = /^[\r\n]*/.exec(texts[index] as string)?.[0].length ?? 0
+      return Math.max(0, Number(group[0]?.line_byte_position) - 1 + leadingNewlines)
+    }),
   )
-  const problems = rows.map(
-    (reject, index): SourceRow => ({
+  const problems = groups.map((group, index): SourceRow => {
+    const first = group[0] as (typeof rows)[number]
+    const missing =
+      group.length > 1 ? `; missing ${group.map((reject) => reject.column_name).join(', ')}` : ''
+    return {
       line: lines[index] ?? null,
       row: 0,
       problem: {
-        field: reject.column_name ? String(reject.column_name) : '',
-        message: `CSV row cannot be read (${String(reject.error_type).toLowerCase()}): ${reject.error_message}`,
+        field: first.column_name ? String(first.column_name) : '',
+        message: `CSV row cannot be read (${String(first.error_type).toLowerCase()}): ${first.error_message}${missing}`,
       },
-    }),
-  )
+      record: { text: (texts[index] as string).replace(/^[\r\n]+/, '').replace(/\r$/, '') },
+    }
+  })
   return openQuote ? [...problems, unterminatedQuoteRow(openQuote)] : problems
 }
 

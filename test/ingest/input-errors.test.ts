@@ -68,3 +68,35 @@ describe('a quote that never closes', () => {
     })
   }
 })
+
+describe('a row short of columns', () => {
+  // DuckDB rejects a row once per missing column: `4 read … 2 rejected`, both without a record.
+  it('is one reject with its line and its text, however many columns it lacks', async () => {
+    const dataDir = await newTenant()
+    expect((await ingest(dataDir, inputFile('employees.csv', 'external_id\ne-1\n'))).exitCode).toBe(0)
+    const short = 'e-1,ev-2,feedback,2024-01-01'
+    const path = inputFile(
+      'skill_events.csv',
+      `${EVENT_HEADER}\n${event('ev-1', 'one')}\n${short}\n${event('ev-3', 'three')}\n`,
+    )
+    const { answer, summary, rejects } = await ingestJson(dataDir, path)
+    expect(answer.exitCode, String(answer.stderr)).toBe(3)
+    expect([summary.rows_read, summary.rows_written, summary.rows_rejected]).toEqual([3, 2, 1])
+    expect(rejects).toHaveLength(1)
+    expect(rejects[0]).toMatchObject({ line: 3, record: { text: short } })
+    expect(rejects[0]?.reason).toMatch(
+      /Expected Number of Columns: 6 Found: 4; missing source, content\.text/,
+    )
+  })
+
+  it('names its own line in a file with CRLF line ends', async () => {
+    const dataDir = await newTenant()
+    const path = inputFile(
+      'employees.csv',
+      'external_id,first_name,last_name\r\ne-1,Ann,Lee\r\ne-2,Bob\r\ne-3,Eve,Ray\r\n',
+    )
+    const { summary, rejects } = await ingestJson(dataDir, path)
+    expect([summary.rows_read, summary.rows_written, summary.rows_rejected]).toEqual([3, 2, 1])
+    expect(rejects[0]).toMatchObject({ line: 3, record: { text: 'e-2,Bob' } })
+  })
+})
