@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { DuckDBValue } from '@duckdb/node-api'
+import { parseString } from 'fast-csv'
 import type { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
 import type { PropertyType } from '../schemas/custom-properties.js'
@@ -194,6 +195,20 @@ export async function csvDelimiterProblem(path: string, delimiter: CsvDelimiter)
   if (likely === undefined) return null
   const shown = header.length > 120 ? `${header.slice(0, 120)}…` : header
   return `${path} looks ${likely === 'tab' ? 'tab' : `${likely}`}-separated, not ${DELIMITER_NAMES[delimiter]}-separated: its header line is "${shown.trim()}"; pass --delimiter '${DELIMITER_NAMES[likely]}' (valid: ${CSV_DELIMITERS.map((name) => `'${name}'`).join(', ')})`
+}
+
+/** The column names of a CSV file's header line, as a CSV parser splits it (quotes and all). */
+export async function csvHeaderColumns(path: string, delimiter: CsvDelimiter): Promise<string[]> {
+  const header = withoutByteOrderMark((await readPrefix(path, 0, 64 * 1024)).split('\n')[0] ?? '')
+  return new Promise((resolve, reject) => {
+    let columns: string[] = []
+    parseString(header.replace(/\r$/, ''), { delimiter: DELIMITER_CHARS[delimiter], maxRows: 1 })
+      .on('data', (row: string[]) => {
+        columns = row.map((name) => name.trim())
+      })
+      .on('error', reject)
+      .on('end', () => resolve(columns))
+  })
 }
 
 /** A CSV file as it is read: the path DuckDB reads, the row it could not take, and the cleanup. */

@@ -1,6 +1,6 @@
 // Batch input errors found in real use: each answer names the line, the field and the fix, and
 // every row of a file is either stored or rejected.
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { IngestSummary } from '../../src/ingest/ingest-paths.js'
@@ -98,5 +98,31 @@ describe('a row short of columns', () => {
     const { summary, rejects } = await ingestJson(dataDir, path)
     expect([summary.rows_read, summary.rows_written, summary.rows_rejected]).toEqual([3, 2, 1])
     expect(rejects[0]).toMatchObject({ line: 3, record: { text: 'e-2,Bob' } })
+  })
+})
+
+describe('a header that does not fit the entity', () => {
+  // Every one of 2,000 rows was rejected with `external_id: is required` and `unknown field(s)`.
+  it('is refused once, before any row is read, naming the nearest expected columns', async () => {
+    const dataDir = await newTenant()
+    const rows = Array.from({ length: 2_000 }, (_, index) => `e-${index},Ann,Lee,ann${index}@acme.test`)
+    const path = inputFile('employees.csv', `employee_id,first_name,last_name,emial\n${rows.join('\n')}\n`)
+    const answer = await ingest(dataDir, path)
+    expect(answer.exitCode).toBe(2)
+    const message = String(answer.stderr)
+    expect(message).toContain('`employee_id` is not a column of employees; their id column is `external_id`')
+    expect(message).toContain('`emial` is not a column of employees: did you mean `email`?')
+    expect(message.match(/is not a column/g)).toHaveLength(2)
+    expect(existsSync(join(temp.dir, `rejects-${counter}`))).toBe(false)
+  })
+
+  it('names a nested column by its level: content.txet of a skill event', async () => {
+    const dataDir = await newTenant()
+    const path = inputFile('skill_events.csv', `${EVENT_HEADER.replace('content.text', 'content.txet')}\n`)
+    const answer = await ingest(dataDir, path)
+    expect(answer.exitCode).toBe(2)
+    expect(String(answer.stderr)).toContain(
+      '`content.txet` is not a column of skill_events: did you mean `content.text`?',
+    )
   })
 })
