@@ -15,6 +15,8 @@ export interface PlannedFile {
   path: string
   format: SourceFormat
   kind: EntityKind
+  /** Found in a folder given (read like an inbox), not named itself. */
+  inFolder: boolean
 }
 
 export interface IngestSummary {
@@ -72,7 +74,7 @@ export function planIngest(
             path: file,
             reason: 'empty file (0 bytes): no header and no rows; was the export cut short?',
           })
-        else files.push({ path: file, format, kind })
+        else files.push({ path: file, format, kind, inFolder: !explicit })
         continue
       }
       const reason = !format
@@ -145,8 +147,9 @@ export interface IngestOptions {
   encoding?: TextEncoding
   /**
    * A data file that cannot be read at all (bad input, exit 2): `stop` ends the ingest with its
-   * error (the default, as for `ingest FILE`); `skip` lists it in `rejected_files` and goes on
-   * with the other files (the nightly run).
+   * error; `skip` lists it in `rejected_files` and goes on with the other files (the nightly
+   * run). By default a file named is stopped at, and a file found in a folder is skipped: a
+   * folder is read like an inbox.
    */
   onFileError?: 'stop' | 'skip'
   /**
@@ -209,7 +212,8 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
           onProgress: (rows) => options.onProgress?.(file, rows),
         }))
     } catch (error) {
-      if (options.onFileError !== 'skip' || !isSkillhouseError(error) || error.exitCode !== 2) throw error
+      const skip = (options.onFileError ?? (file.inFolder ? 'skip' : 'stop')) === 'skip'
+      if (!skip || !isSkillhouseError(error) || error.exitCode !== 2) throw error
       summary.rejected_files.push({ path: file.path, reason: error.message })
       continue
     }

@@ -1,7 +1,7 @@
 // Batch input errors found in real use: each answer names the line, the field and the fix, and
 // every row of a file is either stored or rejected.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { IngestSummary } from '../../src/ingest/ingest-paths.js'
 import { newCliTenant, rejectsOf } from '../helpers/cli-tenant.js'
@@ -124,5 +124,31 @@ describe('a header that does not fit the entity', () => {
     expect(String(answer.stderr)).toContain(
       '`content.txet` is not a column of skill_events: did you mean `content.text`?',
     )
+  })
+})
+
+describe('a folder with a file that is not UTF-8', () => {
+  // `ingest DIR` stopped with exit 2 at a Windows-1252 file without loading the good one beside it,
+  // and suggested a converted copy named `employees.csv.utf8`, which the next ingest skips.
+  it('refuses that file, lists it with the command to convert it, and loads the others', async () => {
+    const dataDir = await newTenant()
+    const folder = dirname(inputFile('organisational_units.csv', 'external_id,name\nou-1,Sales\n'))
+    const latin1 = Buffer.concat([Buffer.from('external_id,first_name\ne-1,Jos'), Buffer.from([0xe9, 0x0a])])
+    writeFileSync(join(folder, 'employees.csv'), latin1)
+    const { answer, summary } = await ingestJson(dataDir, folder)
+    expect(answer.exitCode, String(answer.stderr)).toBe(3)
+    expect(summary.rows_written).toBe(1)
+    expect(summary.files.map((file) => file.entity)).toEqual(['organisational_units'])
+    expect(summary.rejected_files).toHaveLength(1)
+    const reason = String(summary.rejected_files[0]?.reason)
+    expect(reason).toMatch(/byte 0xE9 on line 2/)
+    expect(reason).toContain(
+      'iconv -f WINDOWS-1252 -t UTF-8 employees.csv > employees.utf8.csv && mv employees.utf8.csv employees.csv',
+    )
+    // The converted copy, as that command writes it, is a file the folder's next ingest reads.
+    writeFileSync(join(folder, 'employees.utf8.csv'), 'external_id,first_name\ne-1,José\n')
+    const next = await ingestJson(dataDir, join(folder, 'employees.utf8.csv'))
+    expect(next.answer.exitCode, String(next.answer.stderr)).toBe(0)
+    expect(next.summary.files[0]?.entity).toBe('employees')
   })
 })
