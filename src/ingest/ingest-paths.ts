@@ -8,6 +8,7 @@ import { ENTITY_NAMES, type EntityKind, entityKind } from './entity-kinds.js'
 import { ingestedBefore, ingestFile, readFileFacts } from './ingest-file.js'
 import type { IngestFileResult } from './ingest-types.js'
 import { type CsvDelimiter, formatOf, type SourceFormat } from './read-source.js'
+import { RejectedReferences } from './rejected-references.js'
 import { removeRejects, writeRejects } from './rejects.js'
 import type { TextEncoding } from './text-encoding.js'
 
@@ -183,6 +184,7 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
     seconds: 0,
   }
   const names = rejectsNames(plan.files)
+  const rejectedReferences = new RejectedReferences()
   for (const file of plan.files) {
     if (options.signal?.aborted)
       throw errors.interrupted(
@@ -217,7 +219,9 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
       summary.rejected_files.push({ path: file.path, reason: error.message })
       continue
     }
-    const { rejects, ...result } = ingested
+    const { rejects: found, ...result } = ingested
+    const rejects = rejectedReferences.explain(found)
+    rejectedReferences.note(file.kind.entity, rejects)
     const rejectsName = names.get(file.path) ?? basename(file.path)
     // An input without rejected rows leaves no rejects file (one of an earlier ingest is removed).
     const rejectsFile = rejects.length

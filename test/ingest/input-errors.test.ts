@@ -152,3 +152,29 @@ describe('a folder with a file that is not UTF-8', () => {
     expect(next.summary.files[0]?.entity).toBe('employees')
   })
 })
+
+describe('internationalised email addresses', () => {
+  // `chloé.dubois@acme.test` was `must be a valid email`: the employee rejected, then each of their
+  // events as `employee … does not exist`.
+  it('stores an RFC 6531 address, and the events of an employee rejected say why, pointing at that reject', async () => {
+    const dataDir = await newTenant()
+    const folder = dirname(
+      inputFile(
+        'employees.csv',
+        'external_id,first_name,email\ne-1,Chloé,chloé.dubois@acme.test\ne-2,Wei,用户@例子.广告\ne-3,Bad,bad@\n',
+      ),
+    )
+    const events = ['e-1', 'e-2', 'e-3', 'e-3'].map((employee, index) =>
+      event(`ev-${index}`, 'text').replace(/^e-1/, employee),
+    )
+    writeFileSync(join(folder, 'skill_events.csv'), `${EVENT_HEADER}\n${events.join('\n')}\n`)
+    const { summary, rejects } = await ingestJson(dataDir, folder)
+    expect([summary.rows_written, summary.rows_rejected]).toEqual([4, 3])
+    expect(rejects[0]).toMatchObject({ file: 'employees.csv', line: 4, field: 'email' })
+    expect(rejects[0]?.reason).toBe("must be a valid email; got 'bad@'")
+    for (const reject of rejects.slice(1))
+      expect(reject.reason).toBe(
+        "employee 'e-3' was rejected by this ingest (employees.csv line 4: email: must be a valid email; got 'bad@'); fix that row and ingest both files again",
+      )
+  })
+})
