@@ -10,7 +10,7 @@ import { Args, Flags } from '../src/vendor/oclif.js'
 export default class Ingest extends SkillhouseCommand {
   static override summary = "Load a tenant's data files (CSV, NDJSON, JSON array, Parquet) into its database"
   static override description =
-    `Each file's entity comes from its name up to the first dot (employees.csv, skill_events.2026-11-21.ndjson) or from --entity; a folder is read in dependency order. Every row is checked by the schemas and by its references; good rows are upserted by external_id, each file in one transaction; bad rows go to <rejects-dir>/<file>.ndjson with line, field and reason, and the command exits with 3.`
+    `Each file's entity comes from its name up to the first dot (employees.csv, skill_events.2026-11-21.ndjson) or from --entity; a folder is read in dependency order. Every row is checked by the schemas and by its references; good rows are upserted by external_id, each file in one transaction; bad rows go to <rejects-dir>/<file>.ndjson with line, field and reason, and the command exits with 3. A file of a folder that cannot be read at all (its encoding, its header) is listed as refused and the others are read (exit 3); a file named is refused with exit 2.`
   static override examples = [
     '<%= config.bin %> ingest fixtures/demo',
     '<%= config.bin %> ingest fixtures/demo/employees.csv --entity employees --tenant demo',
@@ -73,10 +73,13 @@ export default class Ingest extends SkillhouseCommand {
     }
     for (const skipped of summary.skipped)
       this.log(`${'skipped'.padEnd(28)} ${skipped.path}: ${skipped.reason}`)
+    for (const refused of summary.rejected_files)
+      this.log(`${'refused'.padEnd(28)} ${refused.path}: ${refused.reason}`)
+    const refused = summary.rejected_files.length
     this.log(
-      `${summary.rows_read} rows read, ${summary.rows_written} written, ${summary.rows_rejected} rejected${summary.skipped.length ? `, ${summary.skipped.length} files skipped` : ''} in ${summary.seconds.toFixed(1)} s`,
+      `${summary.rows_read} rows read, ${summary.rows_written} written, ${summary.rows_rejected} rejected${refused ? `, ${refused} files refused` : ''}${summary.skipped.length ? `, ${summary.skipped.length} files skipped` : ''} in ${summary.seconds.toFixed(1)} s`,
     )
-    if (summary.rows_rejected > 0) process.exitCode = 3
+    if (summary.rows_rejected > 0 || refused > 0) process.exitCode = 3
     return summary
   }
 }

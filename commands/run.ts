@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import { errors } from '../src/errors/skillhouse-error.js'
 import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
+import { firstRejectLine } from '../src/ingest/rejects.js'
 import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
 import { nightlyRun } from '../src/operations/pipeline-operations.js'
 import type { RunManifest } from '../src/pipeline/nightly-run.js'
@@ -60,6 +61,14 @@ export default class Run extends SkillhouseCommand {
     this.log(
       `run ${manifest.run_id}: ${manifest.inputs.length} input files, ${manifest.rejected_rows} rejected rows, ${manifest.events} events`,
     )
+    for (const input of manifest.inputs) {
+      if (!input.rejects_file) continue
+      const rejectsFile = join(flags.out, input.rejects_file)
+      const first = firstRejectLine(rejectsFile)
+      this.log(
+        `rejected ${input.rejected} rows of ${input.file}: ${rejectsFile}${first ? ` (first: ${first})` : ''}`,
+      )
+    }
     for (const skipped of manifest.skipped_inputs) this.log(`skipped ${skipped.file}: ${skipped.reason}`)
     for (const rejected of manifest.rejected_inputs) this.log(`rejected ${rejected.file}: ${rejected.reason}`)
     this.log(`outputs in ${flags.out} (manifest.json)`)

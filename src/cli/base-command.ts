@@ -96,6 +96,15 @@ export abstract class SkillhouseCommand extends Command {
     try {
       return await withOperations(dataDir, options.tenant ?? flags.tenant, context, work, interrupt.signal)
     } catch (error) {
+      // A --tenant that names no tenant is a usage error (exit 2), as a flag value not among its options.
+      const named = options.tenant === undefined ? flags.tenant : undefined
+      if (
+        named !== undefined &&
+        isSkillhouseError(error) &&
+        error.status === 404 &&
+        error.descriptions[0]?.startsWith(`tenant '${named}' does not exist`)
+      )
+        throw errors.badRequest(`--tenant ${named}: ${error.descriptions[0]}`)
       if (!interrupt.signal.aborted || !isSkillhouseError(error)) throw error
       for (const description of error.descriptions) process.stderr.write(`${description}\n`)
       return this.exit(interrupt.signal.reason === 'SIGTERM' ? 143 : 130)

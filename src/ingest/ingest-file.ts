@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs'
 import { errors } from '../errors/skillhouse-error.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { PhaseTimer } from '../util/phase-timer.js'
+import { csvHeaderProblem } from './csv-header.js'
 import type { EntityKind } from './entity-kinds.js'
 import type {
   FileFacts,
@@ -12,7 +13,7 @@ import type {
   IngestOutcome,
   IngestPath,
 } from './ingest-types.js'
-import { csvDelimiterProblem, type SourceFormat } from './read-source.js'
+import { csvDelimiterProblem, csvHeaderColumns, type SourceFormat } from './read-source.js'
 import { rowIngestPath } from './row-ingest.js'
 import { sqlIngestPath } from './sql-ingest.js'
 import { encodingOf, type TextEncoding, transcodeToUtf8, Utf8Check } from './text-encoding.js'
@@ -59,6 +60,8 @@ async function ingestUtf8File(
   if (options.format === 'csv') {
     const problem = await csvDelimiterProblem(readPath, delimiter)
     if (problem) throw errors.badRequest(problem.replace(readPath, options.path))
+    const header = csvHeaderProblem(await csvHeaderColumns(readPath, delimiter), options.kind)
+    if (header) throw errors.badRequest(`${options.path}: ${header}`)
   }
   // The checksum is read beside the paths' work (the SQL path's runs in DuckDB's threads).
   const file: FileToIngest = {

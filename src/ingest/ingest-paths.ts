@@ -8,6 +8,7 @@ import { ENTITY_NAMES, type EntityKind, entityKind } from './entity-kinds.js'
 import { ingestedBefore, ingestFile, readFileFacts } from './ingest-file.js'
 import type { IngestFileResult } from './ingest-types.js'
 import { type CsvDelimiter, formatOf, type SourceFormat } from './read-source.js'
+import { RejectedReferences } from './rejected-references.js'
 import { removeRejects, writeRejects } from './rejects.js'
 import type { TextEncoding } from './text-encoding.js'
 
@@ -15,6 +16,8 @@ export interface PlannedFile {
   path: string
   format: SourceFormat
   kind: EntityKind
+  /** Found in a folder given (read like an inbox), not named itself. */
+  inFolder: boolean
 }
 
 export interface IngestSummary {
@@ -72,7 +75,7 @@ export function planIngest(
             path: file,
             reason: 'empty file (0 bytes): no header and no rows; was the export cut short?',
           })
-        else files.push({ path: file, format, kind })
+        else files.push({ path: file, format, kind, inFolder: !explicit })
         continue
       }
       const reason = !format
@@ -145,8 +148,9 @@ export interface IngestOptions {
   encoding?: TextEncoding
   /**
    * A data file that cannot be read at all (bad input, exit 2): `stop` ends the ingest with its
-   * error (the default, as for `ingest FILE`); `skip` lists it in `rejected_files` and goes on
-   * with the other files (the nightly run).
+   * error; `skip` lists it in `rejected_files` and goes on with the other files (the nightly
+   * run). By default a file named is stopped at, and a file found in a folder is skipped: a
+   * folder is read like an inbox.
    */
   onFileError?: 'stop' | 'skip'
   /**
@@ -180,6 +184,7 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
     seconds: 0,
   }
   const names = rejectsNames(plan.files)
+  const rejectedReferences = new RejectedReferences()
   for (const file of plan.files) {
     if (options.signal?.aborted)
       throw errors.interrupted(
@@ -209,11 +214,14 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
           onProgress: (rows) => options.onProgress?.(file, rows),
         }))
     } catch (error) {
-      if (options.onFileError !== 'skip' || !isSkillhouseError(error) || error.exitCode !== 2) throw error
+      const skip = (options.onFileError ?? (file.inFolder ? 'skip' : 'stop')) === 'skip'
+      if (!skip || !isSkillhouseError(error) || error.exitCode !== 2) throw error
       summary.rejected_files.push({ path: file.path, reason: error.message })
       continue
     }
-    const { rejects, ...result } = ingested
+    const { rejects: found, ...result } = ingested
+    const rejects = rejectedReferences.explain(found)
+    rejectedReferences.note(file.kind.entity, rejects)
     const rejectsName = names.get(file.path) ?? basename(file.path)
     // An input without rejected rows leaves no rejects file (one of an earlier ingest is removed).
     const rejectsFile = rejects.length

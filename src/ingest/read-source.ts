@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { DuckDBValue } from '@duckdb/node-api'
+import { parseString } from 'fast-csv'
 import type { z } from 'zod'
 import { errors } from '../errors/skillhouse-error.js'
 import type { PropertyType } from '../schemas/custom-properties.js'
@@ -196,6 +197,20 @@ export async function csvDelimiterProblem(path: string, delimiter: CsvDelimiter)
   return `${path} looks ${likely === 'tab' ? 'tab' : `${likely}`}-separated, not ${DELIMITER_NAMES[delimiter]}-separated: its header line is "${shown.trim()}"; pass --delimiter '${DELIMITER_NAMES[likely]}' (valid: ${CSV_DELIMITERS.map((name) => `'${name}'`).join(', ')})`
 }
 
+/** The column names of a CSV file's header line, as a CSV parser splits it (quotes and all). */
+export async function csvHeaderColumns(path: string, delimiter: CsvDelimiter): Promise<string[]> {
+  const header = withoutByteOrderMark((await readPrefix(path, 0, 64 * 1024)).split('\n')[0] ?? '')
+  return new Promise((resolve, reject) => {
+    let columns: string[] = []
+    parseString(header.replace(/\r$/, ''), { delimiter: DELIMITER_CHARS[delimiter], maxRows: 1 })
+      .on('data', (row: string[]) => {
+        columns = row.map((name) => name.trim())
+      })
+      .on('error', reject)
+      .on('end', () => resolve(columns))
+  })
+}
+
 /** A CSV file as it is read: the path DuckDB reads, the row it could not take, and the cleanup. */
 interface CsvRead<T> {
   value: T
@@ -234,16 +249,7 @@ async function withCsvReader<T>(
       try {
         await copyPrefix(path, copy, open.byte)
         const value = await attempt(copy)
-        const tail: SourceRow = {
-          line: open.line,
-          row: 0,
-          problem: {
-            field: '',
-            message: `unterminated quote: the quoted field opened on line ${open.quoteLine} is not closed before the end of the file (a truncated export?); this row is not loaded, the rows before it are`,
-          },
-          record: { text: open.text },
-        }
-        return { value, readPath: copy, tail, done }
+        return { value, readPath: copy, tail: unterminatedQuoteRow(open), done }
       } catch {
         done()
       }
@@ -253,13 +259,34 @@ async function withCsvReader<T>(
 }
 
 /**
+ * The problem row of a record whose quote never closes: the line the record starts on, the line
+ * its quote opened on, and the text the open quote swallowed (up to the end of the file).
+ */
+function unterminatedQuoteRow(open: UnterminatedQuote): SourceRow {
+  return {
+    line: open.line,
+    row: 0,
+    problem: {
+      field: '',
+      message: `unterminated quote: the quoted field opened on line ${open.quoteLine} is not closed before the end of the file (a truncated export?), so every line after it is part of that field; this row is not loaded, the rows before it are`,
+    },
+    record: { text: open.text },
+  }
+}
+
+interface UnterminatedQuote {
+  byte: number
+  line: number
+  quoteLine: number
+  text: string
+}
+
+/**
  * Where a CSV file's last record starts when that record never closes its quote: its byte
  * offset, its line, the line of the opening quote and (the start of) its text; null when every
  * quote closes.
  */
-export async function unterminatedQuote(
-  path: string,
-): Promise<{ byte: number; line: number; quoteLine: number; text: string } | null> {
+export async function unterminatedQuote(path: string): Promise<UnterminatedQuote | null> {
   let quoted = false
   let line = 1
   let recordByte = 0
@@ -306,30 +333,59 @@ async function copyPrefix(from: string, to: string, bytes: number): Promise<void
 }
 
 /**
- * The rows DuckDB's reader could not parse (left in its reject table), with their physical lines.
- * DuckDB's own `line` counts records, not lines, so it drifts after a quoted field that spans
- * lines; the line is found from the row's byte position instead (1-based, as DuckDB gives it).
+ * The rows DuckDB's reader could not parse (left in its reject table), one problem row each with
+ * its physical line and its text. DuckDB's own `line` counts records, not lines, so it drifts
+ * after a quoted field that spans lines; the line is found from the row's byte position instead
+ * (1-based, as DuckDB gives it; in a CRLF file it points at the line feed ending the line before).
+ * DuckDB rejects a row short of several columns once per missing column: those are one row.
  */
 async function csvProblems(
   connection: Awaited<ReturnType<typeof scratch>>['connection'],
   path: string,
 ): Promise<SourceRow[]> {
   const rejected = await connection.runAndReadAll(
-    'SELECT line_byte_position, column_name, error_type, error_message FROM errors ORDER BY line_byte_position',
+    'SELECT line_byte_position, column_name, error_type, error_message, csv_line FROM errors ORDER BY line_byte_position, column_idx',
   )
-  const rows = rejected.getRowObjectsJS()
+  let rows = rejected.getRowObjectsJS()
+  // DuckDB's parallel reader (larger files) reports a quote that never closes as one reject
+  // without the swallowed text, where its single-threaded read fails whole: both become the
+  // same problem row.
+  const openQuote = rows.some((reject) => /unterminated quote/i.test(String(reject.error_message)))
+    ? await unterminatedQuote(path)
+    : null
+  if (openQuote) {
+    const tail = Math.max(0, openQuote.byte)
+    rows = rows.filter((reject) => Number(reject.line_byte_position) - 1 < tail)
+  }
+  const byRow = new Map<number, typeof rows>()
+  for (const reject of rows) {
+    const at = Number(reject.line_byte_position)
+    byRow.set(at, [...(byRow.get(at) ?? []), reject])
+  }
+  const groups = [...byRow.values()]
+  const texts = groups.map((group) => String(group[0]?.csv_line ?? ''))
   const lines = await linesAtBytes(
     path,
-    rows.map((reject) => Math.max(0, Number(reject.line_byte_position) - 1)),
+    groups.map((group, index) => {
+      const leadingNewlines = /^[\r\n]*/.exec(texts[index] as string)?.[0].length ?? 0
+      return Math.max(0, Number(group[0]?.line_byte_position) - 1 + leadingNewlines)
+    }),
   )
-  return rows.map((reject, index) => ({
-    line: lines[index] ?? null,
-    row: 0,
-    problem: {
-      field: reject.column_name ? String(reject.column_name) : '',
-      message: `CSV row cannot be read (${String(reject.error_type).toLowerCase()}): ${reject.error_message}`,
-    },
-  }))
+  const problems = groups.map((group, index): SourceRow => {
+    const first = group[0] as (typeof rows)[number]
+    const missing =
+      group.length > 1 ? `; missing ${group.map((reject) => reject.column_name).join(', ')}` : ''
+    return {
+      line: lines[index] ?? null,
+      row: 0,
+      problem: {
+        field: first.column_name ? String(first.column_name) : '',
+        message: `CSV row cannot be read (${String(first.error_type).toLowerCase()}): ${first.error_message}${missing}`,
+      },
+      record: { text: (texts[index] as string).replace(/^[\r\n]+/, '').replace(/\r$/, '') },
+    }
+  })
+  return openQuote ? [...problems, unterminatedQuoteRow(openQuote)] : problems
 }
 
 /** The 1-based line holding each 0-based byte offset of a file; offsets in ascending order. */

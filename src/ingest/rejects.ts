@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { AtomicWriteStream } from '../util/atomic-file.js'
 
@@ -54,4 +54,20 @@ function rejectLine(reject: Reject): string {
 export function removeRejects(dir: string, name: string): null {
   rmSync(join(dir, `${basename(name)}.ndjson`), { force: true })
   return null
+}
+
+/**
+ * The first reject of a rejects file as one line for a log (`line 4: email: must be a valid
+ * email; got 'bad@'`), or null when the file holds none or cannot be read.
+ */
+export function firstRejectLine(path: string): string | null {
+  let first: Reject
+  try {
+    const text = readFileSync(path, 'utf8')
+    first = JSON.parse(text.slice(0, text.indexOf('\n') >>> 0)) as Reject
+  } catch {
+    return null
+  }
+  const where = first.line === null ? `row ${first.row}` : `line ${first.line}`
+  return `${where}: ${first.field ? `${first.field}: ` : ''}${first.reason}`
 }

@@ -112,7 +112,7 @@ export function modelConfigurationProblems(
   ]
 }
 
-const TARGET_NAMES: Record<ReferenceTarget, string> = {
+export const TARGET_NAMES: Record<ReferenceTarget, string> = {
   organisational_units: 'organisational unit',
   jobs: 'job',
   job_families: 'job family',

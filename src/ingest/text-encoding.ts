@@ -9,7 +9,7 @@ import {
   rmSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, join } from 'node:path'
+import { basename, extname, join } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
 
 /** Text encodings a data file may be read in (`ingest --encoding`); UTF-8 unless told or marked. */
@@ -24,8 +24,16 @@ const ICONV_NAMES: Record<TextEncoding, string> = {
   'windows-1252': 'WINDOWS-1252',
 }
 
-const howToConvert = (path: string, encoding: TextEncoding) =>
-  `convert it to UTF-8 (iconv -f ${ICONV_NAMES[encoding]} -t UTF-8 ${basename(path)} > ${basename(path)}.utf8) or pass --encoding ${encoding}`
+/**
+ * The command that converts a file in place, through a copy whose name ingest would read too
+ * (`employees.utf8.csv`: same entity, same format), so that a copy left behind is not skipped.
+ */
+const howToConvert = (path: string, encoding: TextEncoding) => {
+  const name = basename(path)
+  const extension = extname(name)
+  const copy = `${name.slice(0, name.length - extension.length)}.utf8${extension}`
+  return `convert it to UTF-8 (iconv -f ${ICONV_NAMES[encoding]} -t UTF-8 ${name} > ${copy} && mv ${copy} ${name}) or pass --encoding ${encoding}`
+}
 
 /**
  * The encoding a file's first bytes declare or betray: a UTF-16 byte order mark, or (without

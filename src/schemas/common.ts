@@ -1,3 +1,4 @@
+import { describeValue } from '../util/describe-value.js'
 import { LIMITS } from './limits.js'
 import { z } from './zod.js'
 
@@ -168,3 +169,26 @@ export const PageQuery = z.object({
 export const ProficiencyLevel = z.number().int().min(1).max(5)
 /** A share or a score: a number from 0 to 1. */
 export const Share = z.number().min(0).max(1)
+
+// RFC 6531 (SMTPUTF8): the atoms of a local part and the labels of a domain may hold any letter
+// or digit of Unicode besides ASCII's; the last label is letters (or an A-label, `xn--…`).
+const ATOM = "[\\p{L}\\p{M}\\p{N}!#$%&'*+/=?^_`{|}~-]+"
+const LABEL = '[\\p{L}\\p{M}\\p{N}](?:[\\p{L}\\p{M}\\p{N}-]*[\\p{L}\\p{M}\\p{N}])?'
+const INTERNATIONAL_EMAIL = new RegExp(
+  `^(?=.{1,64}@)${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+(?:[\\p{L}\\p{M}]{2,}|xn--[a-z0-9-]+)$`,
+  'u',
+)
+
+/**
+ * An email address as RFC 6531 allows it (`chloé.dubois@acme.test`, `用户@例子.广告`), of at most
+ * 255 characters; in the OpenAPI document a string of format `idn-email`, the JSON Schema format
+ * of RFC 6531 addresses (`email` means ASCII addresses only).
+ */
+export const InternationalEmail = z
+  .string()
+  .max(255)
+  // A refinement, not a pattern: the document says `idn-email`, which JSON Schema defines.
+  .refine((value) => INTERNATIONAL_EMAIL.test(value), {
+    error: (issue) => `must be a valid email; got ${describeValue(issue.input)}`,
+  })
+  .meta({ format: 'idn-email' })

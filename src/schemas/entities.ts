@@ -1,4 +1,12 @@
-import { ExternalId, FreeText, IsoDate, Languages, LocationOrAddress, Name } from './common.js'
+import {
+  ExternalId,
+  FreeText,
+  InternationalEmail,
+  IsoDate,
+  Languages,
+  LocationOrAddress,
+  Name,
+} from './common.js'
 import { CustomProperties } from './custom-properties.js'
 import { LIMITS } from './limits.js'
 import { z } from './zod.js'
@@ -36,7 +44,7 @@ export const Employee = z.strictObject({
   external_id: ExternalId,
   first_name: z.string().max(255).optional(),
   last_name: z.string().max(255).optional(),
-  email: z.email().max(255).optional(),
+  email: InternationalEmail.optional(),
   organisational_unit_id: ExternalId.nullish(),
   job_id: ExternalId.nullish(),
   hire_date: IsoDate.optional(),

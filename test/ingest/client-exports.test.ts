@@ -1,24 +1,19 @@
 // Hand-made client exports as they arrive at 2 a.m.: truncated, in another encoding, another
 // delimiter, with dates that do not exist and languages listed twice. Each gets a clear answer
 // naming the line and what would be valid, and the rest of the file is loaded.
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { IngestSummary } from '../../src/ingest/ingest-paths.js'
-import type { Reject } from '../../src/ingest/rejects.js'
 import { openTenant } from '../../src/tenants/tenant-service.js'
+import { newCliTenant, rejectsOf } from '../helpers/cli-tenant.js'
 import { runCli, tempDir } from '../helpers/temp-tenant.js'
 
 const temp = tempDir('skillhouse-exports-')
 afterAll(() => temp.cleanup())
 
 let counter = 0
-async function newTenant(): Promise<string> {
-  const dataDir = join(temp.dir, `data-${++counter}`)
-  const created = await runCli(['tenant', 'create', 'x', '--region', 'eu', '--data-dir', dataDir])
-  expect(created.exitCode, String(created.stderr)).toBe(0)
-  return dataDir
-}
+const newTenant = () => newCliTenant(temp.dir)
 
 /** Writes `content` as `name` in a folder of its own; the path. */
 function exportFile(name: string, content: string | Buffer): string {
@@ -40,16 +35,6 @@ const ingest = (path: string, dataDir: string, ...more: string[]) =>
     '--json',
     ...more,
   ])
-
-const rejectsOf = (summary: IngestSummary): Reject[] =>
-  summary.files.flatMap((file) =>
-    file.rejects_file
-      ? readFileSync(file.rejects_file, 'utf8')
-          .trim()
-          .split('\n')
-          .map((line) => JSON.parse(line) as Reject)
-      : [],
-  )
 
 /** The first names stored for the tenant's employees, by external_id. */
 async function firstNames(dataDir: string): Promise<Record<string, string | null>> {
