@@ -10,73 +10,45 @@ const CLUSTER_SHARE = 0.3
 export const RANKED_SKILLS = 24
 
 /**
- * A text touches a few hundred of the vocabulary's units, scattered over tens of thousands, and
- * the ranker's time went in cache misses on per-unit arrays. So each posting carries what scoring
- * needs of its unit (read in order with the postings), and the units a text touches are summed in
- * a small open-addressing table that stays in cache from text to text.
- *
- * A posting, five 32-bit slots: the unit, the term's idf, the unit's skill (its complement, ~skill,
- * for a description), the unit's field weight and total idf in the postings' language (float32,
- * as compiled).
+ * Scratch space over numbered items (the ranker's units, or its skills), kept between texts:
+ * per item the stamp of the last text that touched it (a value of an older text is stale), its
+ * best evidence in that text and the token of it; and the items the current text touched, in
+ * the order it touched them.
  */
-const POST_UNIT = 0
-const POST_IDF = 1
-const POST_SKILL = 2
-const POST_WEIGHT = 3
-const POST_TOTAL = 4
-const POST_SLOTS = 5
-/**
- * A touched unit's record in the table, 32 bytes: the idf it covers (float64 slot 0), and in
- * 32-bit slots its number + 1 (0: a free record), the best idf of a term covering it, that
- * term's token, and its posting's skill, weight and total.
- */
-const TOUCHED_KEY = 2
-const TOUCHED_BEST = 3
-const TOUCHED_TOKEN = 4
-const TOUCHED_SKILL = 5
-const TOUCHED_WEIGHT = 6
-const TOUCHED_TOTAL = 7
-/** Records of the touched-unit table at first; it doubles when half full. */
-const TOUCHED_RECORDS = 1024
-/**
- * A skill's record for the current text, 32 bytes: its description score, best label score and
- * best unit score (float64 slots 0–2), the stamp of the text that last touched it and the token
- * of its best unit (int32 slots 6 and 7).
- */
-const SKILL_DESCRIPTION = 0
-const SKILL_LABEL = 1
-const SKILL_BEST = 2
-const SKILL_STAMP = 6
-const SKILL_TOKEN = 7
+class TouchedItems {
+  readonly stamps: Int32Array
+  readonly best: Float64Array
+  readonly token: Int32Array
+  /** The items the current text touched: list[0 … count). */
+  list: Int32Array = new Int32Array(256)
+  count = 0
+
+  constructor(items: number) {
+    this.stamps = new Int32Array(items)
+    this.best = new Float64Array(items)
+    this.token = new Int32Array(items)
+  }
+}
 
 /**
  * Scores a vocabulary's skills for one text at a time from the terms the extractor hands it:
  * fielded lexical retrieval (BM25F-like: each unit's share of idf covered, saturated, weighted by
  * its field; a skill by its best label plus its description), then expansion to the skills of
- * the same cluster as the best evidenced ones. Keeps its scratch space between texts (nothing is
- * allocated per text); one ranker serves one thread.
+ * the same cluster as the best evidenced ones. Keeps its scratch space between texts; one ranker
+ * serves one thread.
  */
 export class SkillRanker {
   private readonly termNumbers = new Map<string, number>()
   private readonly termCount: number
+  private readonly unitCount: number
   private readonly termStamp: Int32Array
-  /** The postings (see `POST_SLOTS`), as integers and as floats over the same memory. */
-  private readonly postInt: Int32Array
-  private readonly postFloat: Float32Array
-  /** The touched-unit table (see `TOUCHED_KEY`) as float64, int32 and float32 over the same memory. */
-  private touchedCovered = new Float64Array(0)
-  private touchedInt = new Int32Array(0)
-  private touchedFloat = new Float32Array(0)
-  private touchedMask = 0
-  /** The table records in use, in the order their units were first touched. */
-  private touchedRecords: Int32Array = new Int32Array(256)
-  private touchedCount = 0
-  /** Per-text skill records (see `SKILL_DESCRIPTION`) over the same memory. */
-  private readonly skillFloat: Float64Array
-  private readonly skillInt: Int32Array
-  /** The skills the current text touched: touchedSkills[0 … skillCount). */
-  private touchedSkills: Int32Array = new Int32Array(256)
-  private skillCount = 0
+  /** The units the current text touched, each with the idf of the text's terms it covers. */
+  private readonly units: TouchedItems
+  private readonly unitCovered: Float64Array
+  /** The skills of the touched units, each with its description score and best label score. */
+  private readonly skills: TouchedItems
+  private readonly skillScore: Float64Array
+  private readonly skillLabel: Float64Array
   /** The current text's stamp. */
   private stamp = 0
   private language = 0
@@ -94,15 +66,14 @@ export class SkillRanker {
     for (let term = 0; term < compiled.terms.length; term++)
       this.termNumbers.set(compiled.terms[term] as string, term)
     this.termCount = compiled.terms.length
+    this.unitCount = compiled.unitSkill.length
     this.termStamp = new Int32Array(this.termCount)
-    const posts = new ArrayBuffer(compiled.postUnit.length * POST_SLOTS * 4)
-    this.postInt = new Int32Array(posts)
-    this.postFloat = new Float32Array(posts)
-    packPostings(compiled, this.postInt, this.postFloat)
-    this.allocateTouched(TOUCHED_RECORDS)
-    const skillRecords = new ArrayBuffer(compiled.skillCluster.length * 32)
-    this.skillFloat = new Float64Array(skillRecords)
-    this.skillInt = new Int32Array(skillRecords)
+    this.units = new TouchedItems(this.unitCount)
+    this.unitCovered = new Float64Array(this.unitCount)
+    const skills = compiled.skillCluster.length
+    this.skills = new TouchedItems(skills)
+    this.skillScore = new Float64Array(skills)
+    this.skillLabel = new Float64Array(skills)
     const clusters = compiled.clusterStart.length - 1
     this.clusterStamp = new Int32Array(clusters)
     this.clusterFirst = new Float64Array(clusters)
@@ -125,55 +96,50 @@ export class SkillRanker {
   /** Starts a text in a language (0 en … 3 de). */
   begin(language: number): void {
     if (++this.stamp === 0x7fffffff) {
+      this.units.stamps.fill(0)
       this.termStamp.fill(0)
-      for (let skill = 0; skill < this.compiled.skillCluster.length; skill++)
-        this.skillInt[skill * 8 + SKILL_STAMP] = 0
+      this.skills.stamps.fill(0)
       this.clusterStamp.fill(0)
       this.stamp = 1
     }
-    // Records of a text that was not finished are freed here; `finish` frees the others.
-    for (let index = 0; index < this.touchedCount; index++)
-      this.touchedInt[(this.touchedRecords[index] as number) * 8 + TOUCHED_KEY] = 0
-    this.touchedCount = 0
     this.language = language
-    this.skillCount = 0
+    this.units.count = 0
+    this.skills.count = 0
     this.rankedCount = 0
   }
 
   /** Adds a term of the text found at token `token`; a term counts once per text. */
   addTerm(term: number, token: number): void {
-    if (this.termStamp[term] === this.stamp) return
-    this.termStamp[term] = this.stamp
-    const { termStart } = this.compiled
-    const { postInt, postFloat } = this
+    const stamp = this.stamp
+    if (this.termStamp[term] === stamp) return
+    this.termStamp[term] = stamp
+    const { termStart, postUnit, postIdf } = this.compiled
+    const units = this.units
+    const { stamps: unitStamp, best: unitBest, token: unitToken } = units
+    const unitCovered = this.unitCovered
     const base = this.language * (this.termCount + 1)
-    const last = (termStart[base + term + 1] as number) * POST_SLOTS
-    for (let post = (termStart[base + term] as number) * POST_SLOTS; post < last; post += POST_SLOTS) {
-      const key = (postInt[post + POST_UNIT] as number) + 1
-      const idf = postFloat[post + POST_IDF] as number
-      let record = Math.imul(key, 0x9e3779b1) & this.touchedMask
-      let at = record * 8
-      while (this.touchedInt[at + TOUCHED_KEY] !== key && this.touchedInt[at + TOUCHED_KEY] !== 0) {
-        record = (record + 1) & this.touchedMask
-        at = record * 8
-      }
-      if (this.touchedInt[at + TOUCHED_KEY] === 0) {
-        this.touchedInt[at + TOUCHED_KEY] = key
-        this.touchedCovered[record * 4] = idf
-        this.touchedFloat[at + TOUCHED_BEST] = idf
-        this.touchedInt[at + TOUCHED_TOKEN] = token
-        this.touchedInt[at + TOUCHED_SKILL] = postInt[post + POST_SKILL] as number
-        this.touchedFloat[at + TOUCHED_WEIGHT] = postFloat[post + POST_WEIGHT] as number
-        this.touchedFloat[at + TOUCHED_TOTAL] = postFloat[post + POST_TOTAL] as number
-        this.noteTouched(record)
+    const last = termStart[base + term + 1] as number
+    let touched = units.list
+    let count = units.count
+    for (let at = termStart[base + term] as number; at < last; at++) {
+      const unit = postUnit[at] as number
+      const idf = postIdf[at] as number
+      if (unitStamp[unit] !== stamp) {
+        unitStamp[unit] = stamp
+        unitCovered[unit] = idf
+        unitBest[unit] = idf
+        unitToken[unit] = token
+        if (count === touched.length) units.list = touched = grown(touched)
+        touched[count++] = unit
       } else {
-        ;(this.touchedCovered[record * 4] as number) += idf
-        if (idf > (this.touchedFloat[at + TOUCHED_BEST] as number)) {
-          this.touchedFloat[at + TOUCHED_BEST] = idf
-          this.touchedInt[at + TOUCHED_TOKEN] = token
+        ;(unitCovered[unit] as number) += idf
+        if (idf > (unitBest[unit] as number)) {
+          unitBest[unit] = idf
+          unitToken[unit] = token
         }
       }
     }
+    units.count = count
   }
 
   /**
@@ -182,92 +148,63 @@ export class SkillRanker {
    * word that evidences the skill most).
    */
   finish(): number {
-    // A text with no evidence (no term any unit holds) ranks nothing.
-    if (this.touchedCount === 0) return 0
-    this.scoreSkills()
+    const { unitSkill, unitTotal, unitWeight, unitDescription } = this.compiled
+    const { unitCovered, skillScore, skillLabel } = this
+    const { token: unitToken, list: touchedUnits, count: touchedCount } = this.units
+    const skillItems = this.skills
+    const { stamps: skillStamp, best: skillBest, token: skillToken } = skillItems
+    const offset = this.language * this.unitCount
+    const stamp = this.stamp
+    let touchedSkills = skillItems.list
+    let skills = 0
+    for (let index = 0; index < touchedCount; index++) {
+      const unit = touchedUnits[index] as number
+      const weight = unitWeight[offset + unit] as number
+      if (weight === 0) continue
+      const covered = unitCovered[unit] as number
+      const description = unitDescription[unit] === 1
+      let score: number
+      if (description) score = (weight * covered) / (covered + DESCRIPTION_HALF)
+      else {
+        const coverage = covered / (unitTotal[offset + unit] as number)
+        // The covered share to the power 1.5 (a label covered whole stands out); sqrt is far cheaper than pow.
+        score = weight * coverage * Math.sqrt(coverage) * (covered / (covered + LABEL_HALF))
+      }
+      const skill = unitSkill[unit] as number
+      if (skillStamp[skill] !== stamp) {
+        skillStamp[skill] = stamp
+        skillScore[skill] = 0
+        skillLabel[skill] = 0
+        skillBest[skill] = -1
+        if (skills === touchedSkills.length) skillItems.list = touchedSkills = grown(touchedSkills)
+        touchedSkills[skills++] = skill
+      }
+      if (description) (skillScore[skill] as number) += score
+      else if (score > (skillLabel[skill] as number)) skillLabel[skill] = score
+      if (score > (skillBest[skill] as number)) {
+        skillBest[skill] = score
+        skillToken[skill] = unitToken[unit] as number
+      }
+    }
+    for (let index = 0; index < skills; index++) {
+      const skill = touchedSkills[index] as number
+      ;(skillScore[skill] as number) += skillLabel[skill] as number
+    }
+    skillItems.count = skills
     this.keepBest()
     this.expandClusters()
     return this.rankedCount
   }
 
-  /** Lists a newly used record; doubles the table when half of it is in use. */
-  private noteTouched(record: number) {
-    if (this.touchedCount === this.touchedRecords.length) this.touchedRecords = grown(this.touchedRecords)
-    this.touchedRecords[this.touchedCount++] = record
-    if (this.touchedCount * 2 > this.touchedMask) this.allocateTouched((this.touchedMask + 1) * 2)
-  }
-
-  /** A table of `size` records (a power of two) holding the records in use, in the same order. */
-  private allocateTouched(size: number) {
-    // The float32 slots move with the int32 view's copy of their bits.
-    const { touchedCovered, touchedInt } = this
-    const buffer = new ArrayBuffer(size * 32)
-    this.touchedCovered = new Float64Array(buffer)
-    this.touchedInt = new Int32Array(buffer)
-    this.touchedFloat = new Float32Array(buffer)
-    this.touchedMask = size - 1
-    for (let index = 0; index < this.touchedCount; index++) {
-      const old = this.touchedRecords[index] as number
-      let record = Math.imul(touchedInt[old * 8 + TOUCHED_KEY] as number, 0x9e3779b1) & this.touchedMask
-      while (this.touchedInt[record * 8 + TOUCHED_KEY] !== 0) record = (record + 1) & this.touchedMask
-      this.touchedCovered[record * 4] = touchedCovered[old * 4] as number
-      for (let slot = TOUCHED_KEY; slot <= TOUCHED_TOTAL; slot++)
-        this.touchedInt[record * 8 + slot] = touchedInt[old * 8 + slot] as number
-      this.touchedRecords[index] = record
-    }
-  }
-
-  /** Each touched skill's score: its best label score plus its description scores; frees the records. */
-  private scoreSkills() {
-    const { touchedCovered, touchedInt, touchedFloat, touchedRecords, skillFloat, skillInt, stamp } = this
-    let touchedSkills = this.touchedSkills
-    let skills = 0
-    for (let index = 0; index < this.touchedCount; index++) {
-      const record = touchedRecords[index] as number
-      const at = record * 8
-      touchedInt[at + TOUCHED_KEY] = 0
-      const weight = touchedFloat[at + TOUCHED_WEIGHT] as number
-      if (weight === 0) continue
-      const covered = touchedCovered[record * 4] as number
-      const posted = touchedInt[at + TOUCHED_SKILL] as number
-      const description = posted < 0
-      let score: number
-      if (description) score = (weight * covered) / (covered + DESCRIPTION_HALF)
-      else {
-        const coverage = covered / (touchedFloat[at + TOUCHED_TOTAL] as number)
-        // The covered share to the power 1.5 (a label covered whole stands out); sqrt is far cheaper than pow.
-        score = weight * coverage * Math.sqrt(coverage) * (covered / (covered + LABEL_HALF))
-      }
-      const skill = description ? ~posted : posted
-      const base = skill * 4
-      if (skillInt[base * 2 + SKILL_STAMP] !== stamp) {
-        skillInt[base * 2 + SKILL_STAMP] = stamp
-        skillFloat[base + SKILL_DESCRIPTION] = 0
-        skillFloat[base + SKILL_LABEL] = 0
-        skillFloat[base + SKILL_BEST] = -1
-        if (skills === touchedSkills.length) this.touchedSkills = touchedSkills = grown(touchedSkills)
-        touchedSkills[skills++] = skill
-      }
-      if (description) (skillFloat[base + SKILL_DESCRIPTION] as number) += score
-      else if (score > (skillFloat[base + SKILL_LABEL] as number)) skillFloat[base + SKILL_LABEL] = score
-      if (score > (skillFloat[base + SKILL_BEST] as number)) {
-        skillFloat[base + SKILL_BEST] = score
-        skillInt[base * 2 + SKILL_TOKEN] = touchedInt[at + TOUCHED_TOKEN] as number
-      }
-    }
-    this.touchedCount = 0
-    this.skillCount = skills
-  }
-
   /** The best skills by score into `ranked` (a bounded insertion: texts touch few hundred skills). */
   private keepBest() {
     let count = 0
-    const { ranked, rankedScore: scores, touchedSkills, skillFloat, skillInt } = this
-    for (let index = 0; index < this.skillCount; index++) {
+    const ranked = this.ranked
+    const scores = this.rankedScore
+    const { list: touchedSkills, count: touchedCount, token: skillToken } = this.skills
+    for (let index = 0; index < touchedCount; index++) {
       const skill = touchedSkills[index] as number
-      const score =
-        (skillFloat[skill * 4 + SKILL_DESCRIPTION] as number) +
-        (skillFloat[skill * 4 + SKILL_LABEL] as number)
+      const score = this.skillScore[skill] as number
       if (count === RANKED_SKILLS && score <= (scores[count - 1] as number)) continue
       let at = count < RANKED_SKILLS ? count++ : count - 1
       while (
@@ -283,7 +220,7 @@ export class SkillRanker {
       scores[at] = score
     }
     for (let index = 0; index < count; index++)
-      this.rankedToken[index] = skillInt[(ranked[index] as number) * 8 + SKILL_TOKEN] as number
+      this.rankedToken[index] = skillToken[this.ranked[index] as number] as number
     this.rankedCount = count
   }
 
@@ -351,27 +288,6 @@ export class SkillRanker {
 /** A raw ranker score as a confidence in [0, 1). */
 export function calibrated(raw: number): number {
   return 1 - Math.exp(-raw / 0.6)
-}
-
-/** The postings of every text language with what scoring needs of their units (see `POST_SLOTS`). */
-function packPostings(compiled: CompiledRanker, postInt: Int32Array, postFloat: Float32Array): void {
-  const { termStart, postUnit, postIdf, unitSkill, unitWeight, unitTotal, unitDescription } = compiled
-  const units = unitSkill.length
-  const terms = compiled.terms.length
-  for (let language = 0; language * (terms + 1) < termStart.length; language++) {
-    const from = termStart[language * (terms + 1)] as number
-    const to = termStart[language * (terms + 1) + terms] as number
-    for (let at = from; at < to; at++) {
-      const unit = postUnit[at] as number
-      const post = at * POST_SLOTS
-      const skill = unitSkill[unit] as number
-      postInt[post + POST_UNIT] = unit
-      postFloat[post + POST_IDF] = postIdf[at] as number
-      postInt[post + POST_SKILL] = unitDescription[unit] === 1 ? ~skill : skill
-      postFloat[post + POST_WEIGHT] = unitWeight[language * units + unit] as number
-      postFloat[post + POST_TOTAL] = unitTotal[language * units + unit] as number
-    }
-  }
 }
 
 function grown(array: Int32Array): Int32Array {
