@@ -11,6 +11,7 @@ import { getRequestListener } from '@hono/node-server'
 import { errors } from '../errors/skillhouse-error.js'
 import { type AppOptions, createApp, type SkillhouseApp } from './app.js'
 import { DISCARDED_BODY_BYTES, rawErrorAnswer } from './http-io.js'
+import type { KeptAnswerLane } from './kept-answer-lane.js'
 import { type LocalChannel, openLocalChannel, refuseWhenServed } from './local-channel.js'
 import { type Logger, stderrLogger } from './request-log.js'
 
@@ -68,7 +69,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // The body a request leaves unread is dropped as it arrives (`afterBody`), not cut off half a
   // second after the answer.
   const listener = getRequestListener(built.app.fetch, { autoCleanupIncoming: false })
-  const server = createServer(connections.listener(afterBody(listener)))
+  const server = createServer(connections.listener(keptFirst(built.keptAnswers, afterBody(listener))))
   server.on('connection', (socket: Socket) => connections.accept(socket))
   server.on('clientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) =>
     answerUnreadable(error, socket, log),
@@ -178,6 +179,18 @@ class ConnectionLimit {
       status: 503,
       refused: 'max connections',
     })
+  }
+}
+
+/** `serve`, after the kept answers: a GET answered before is answered again without the app. */
+function keptFirst(
+  lane: KeptAnswerLane | undefined,
+  serve: (request: IncomingMessage, response: ServerResponse) => unknown,
+) {
+  if (!lane) return serve
+  return async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method === 'GET' && (await lane.answer(request, response))) return
+    return serve(request, response)
   }
 }
 
