@@ -158,13 +158,17 @@ export async function benchServe(): Promise<BenchResult> {
     serve.kill('SIGTERM')
     await serve
     const acknowledged = ourEvents.acknowledged
-    const found = await withTenant(dataDir, 'bench', async (tenant) => {
-      const row = await tenant.database.one<{ n: number }>(
-        'SELECT count(*)::INTEGER AS n FROM skill_events WHERE external_id IN (SELECT unnest($1::VARCHAR[]))',
-        [listValue(acknowledged)],
-      )
-      return row?.n ?? 0
-    })
+    // DuckDB cannot type an empty list: no acknowledged event is none to find.
+    const found =
+      acknowledged.length === 0
+        ? 0
+        : await withTenant(dataDir, 'bench', async (tenant) => {
+            const row = await tenant.database.one<{ n: number }>(
+              'SELECT count(*)::INTEGER AS n FROM skill_events WHERE external_id IN (SELECT unnest($1::VARCHAR[]))',
+              [listValue(acknowledged)],
+            )
+            return row?.n ?? 0
+          })
     figures.post_skill_events_acknowledged = acknowledged.length
     figures.post_skill_events_acknowledged_in_database = found
     figures.post_skill_events_all_acknowledged_stored = found === acknowledged.length ? 'yes' : 'NO'
