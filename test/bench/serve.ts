@@ -1,11 +1,11 @@
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { listValue } from '@duckdb/node-api'
 import autocannon from 'autocannon'
 import { execa } from 'execa'
 import { mintLocalToken } from '../../src/server/oauth-clients.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
 import { projectRoot } from '../../src/util/project-paths.js'
+import { listValue } from '../../src/vendor/duckdb.js'
 import type { BenchResult } from './bench-result.js'
 import { benchSkillEvent, benchTenant } from './bench-tenant.js'
 import { scaled, scratchDir } from './measure.js'
@@ -158,17 +158,13 @@ export async function benchServe(): Promise<BenchResult> {
     serve.kill('SIGTERM')
     await serve
     const acknowledged = ourEvents.acknowledged
-    // DuckDB cannot type an empty list: no acknowledged event is none to find.
-    const found =
-      acknowledged.length === 0
-        ? 0
-        : await withTenant(dataDir, 'bench', async (tenant) => {
-            const row = await tenant.database.one<{ n: number }>(
-              'SELECT count(*)::INTEGER AS n FROM skill_events WHERE external_id IN (SELECT unnest($1::VARCHAR[]))',
-              [listValue(acknowledged)],
-            )
-            return row?.n ?? 0
-          })
+    const found = await withTenant(dataDir, 'bench', async (tenant) => {
+      const row = await tenant.database.one<{ n: number }>(
+        'SELECT count(*)::INTEGER AS n FROM skill_events WHERE external_id IN (SELECT unnest($1::VARCHAR[]))',
+        [listValue(acknowledged)],
+      )
+      return row?.n ?? 0
+    })
     figures.post_skill_events_acknowledged = acknowledged.length
     figures.post_skill_events_acknowledged_in_database = found
     figures.post_skill_events_all_acknowledged_stored = found === acknowledged.length ? 'yes' : 'NO'
