@@ -13,6 +13,7 @@ export const STATUS_TITLES = {
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable entity',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 } as const
@@ -30,6 +31,7 @@ const EXIT_CODES: Record<ErrorStatus, 1 | 2> = {
   413: 2,
   415: 2,
   422: 2,
+  431: 2,
   500: 1,
   503: 1,
 }
@@ -92,6 +94,15 @@ export const errors = {
       415,
       `the content type must be application/json${got ? `; got ${got}` : '; none was sent'}`,
     ),
+  /** 431 of a request whose request line and headers (a long URL) pass the server's limit. */
+  headersTooLarge: (limit: number) =>
+    new SkillhouseError(
+      431,
+      `the request line and headers are larger than the limit of ${limit} bytes; shorten the URL (long lists of ids belong in a POST body) or send fewer headers`,
+    ),
+  /** 400 of a request that is not HTTP/1.1 the server can read. */
+  malformedRequest: (reason: string) =>
+    new SkillhouseError(400, `the request is not valid HTTP/1.1: ${reason}`),
   unprocessable: (descriptions: string | string[]) => new SkillhouseError(422, descriptions),
   unavailable: (description: string) => new SkillhouseError(503, description),
   internal: (description: string) => new SkillhouseError(500, description),

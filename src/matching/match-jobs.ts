@@ -135,9 +135,12 @@ async function compileFilters(
   const count = index.employeeIds.length
   const mask = sharedUint8(count).fill(1)
   const problems = new ProblemList()
+  // The definitions are read only for a request with custom property rules: a page without them
+  // (most pages) asks the database nothing once the index is warm.
+  const custom = body.filters.some(isCustomPropertyRule)
   const context = {
-    sourceDefinitions: await propertyDefinitions(database, 'job_architecture/jobs'),
-    candidateDefinitions: await propertyDefinitions(database, 'employees'),
+    sourceDefinitions: custom ? await propertyDefinitions(database, 'job_architecture/jobs') : new Map(),
+    candidateDefinitions: custom ? await propertyDefinitions(database, 'employees') : new Map(),
     sourceType: 'job_architecture/jobs',
     candidateType: 'employees',
     problems,

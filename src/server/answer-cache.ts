@@ -1,8 +1,14 @@
-/** What a GET answered: status, JSON text and headers. */
+import type { Scope } from './access-tokens.js'
+
+/**
+ * What a GET answered, ready to be sent again: the JSON as bytes, the headers but the request id
+ * (content type and the route's own), and the scope a token needs to be given it.
+ */
 export interface CachedAnswer {
   status: 200
-  json: string
+  body: Buffer
   headers: Record<string, string>
+  scope: Scope
 }
 
 /** 64 MiB of answers by default (`SKILLHOUSE_RESPONSE_CACHE_BYTES`, 0 for none). */
@@ -28,7 +34,7 @@ export class AnswerCache {
     if (!entry) return undefined
     this.entries.delete(key)
     if (entry.version !== version) {
-      this.bytes -= entry.answer.json.length
+      this.bytes -= entry.answer.body.byteLength
       return undefined
     }
     this.entries.set(key, entry)
@@ -36,18 +42,18 @@ export class AnswerCache {
   }
 
   set(key: string, version: string, answer: CachedAnswer): void {
-    if (answer.json.length > this.maxBytes / 8) return
+    if (answer.body.byteLength > this.maxBytes / 8) return
     const previous = this.entries.get(key)
     if (previous) {
-      this.bytes -= previous.answer.json.length
+      this.bytes -= previous.answer.body.byteLength
       this.entries.delete(key)
     }
     this.entries.set(key, { version, answer })
-    this.bytes += answer.json.length
+    this.bytes += answer.body.byteLength
     for (const [oldest, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break
       this.entries.delete(oldest)
-      this.bytes -= entry.answer.json.length
+      this.bytes -= entry.answer.body.byteLength
     }
   }
 }

@@ -28,6 +28,7 @@ import type { ApiRoute } from './api-route.js'
 import { apiRoutes } from './api-routes.js'
 import { type AppEnv, baseUrlAt, idHeader } from './app-env.js'
 import { asSkillhouseError, errorResponse } from './http-io.js'
+import { KeptAnswerLane } from './kept-answer-lane.js'
 import type { KnownEmployees } from './known-employees.js'
 import { authentication, requireScope } from './middleware/authentication.js'
 import { cachedAnswers } from './middleware/cached-answers.js'
@@ -77,6 +78,8 @@ export interface SkillhouseApp {
   /** The background delivery of the outbox to webhook subscriptions. */
   deliveries: WebhookDeliveryLoop
   routes: readonly ApiRoute[]
+  /** GET answers kept from before, given before the app runs (none when the answer cache is off). */
+  keptAnswers: KeptAnswerLane | undefined
   /** Starts answering 503 on /healthz: the server is draining. */
   drain(): void
   /**
@@ -141,19 +144,21 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   serveTokenEndpoint(app, signingKey, pool, bodyLimit)
   serveApiReference(app)
   const TOP_LEVEL = topLevel(signingKey !== undefined)
+  const access = {
+    verifier,
+    resolve: (tenant: string, region: string, reveal: boolean) => pool.resolve(tenant, region, reveal),
+    fixedOrigin,
+    reached: (tenant: string, origin: string) => reachedAt.set(tenant, origin),
+  }
   app.use(
     '/:tenant/:region/*',
-    authentication({
-      verifier,
-      resolve: (tenant, region, reveal) => pool.resolve(tenant, region, reveal),
-      topLevelPaths: TOP_LEVEL.map((route) => route.path),
-      fixedOrigin,
-      reached: (tenant, origin) => reachedAt.set(tenant, origin),
-    }),
+    authentication({ ...access, topLevelPaths: TOP_LEVEL.map((route) => route.path) }),
   )
   const guard = new MethodGuard(routes, TOP_LEVEL)
   const cacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES
-  serveRoutes(app, routes, guard, cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined, {
+  const answers = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined
+  const version = (tenant: string) => pool.version(tenant)
+  serveRoutes(app, routes, guard, answers, {
     pool,
     bodyLimit,
     strictChecks,
@@ -164,6 +169,7 @@ export async function createApp(options: AppOptions): Promise<SkillhouseApp> {
   app.notFound(guard.unmatched())
   return {
     app,
+    keptAnswers: answers && new KeptAnswerLane({ ...access, answers, version, log }),
     pool,
     worker,
     deliveries,

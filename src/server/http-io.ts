@@ -42,12 +42,35 @@ export async function readText(request: Request, limit: number): Promise<string>
     if (done) break
     size += value.byteLength
     if (size > limit) {
-      await reader.cancel().catch(() => undefined)
+      void discardRest(reader, size)
       throw errors.payloadTooLarge(limit)
     }
     chunks.push(value)
   }
   return Buffer.concat(chunks).toString('utf8')
+}
+
+/** How much of an oversized body is read and dropped before its connection is closed instead. */
+export const DISCARDED_BODY_BYTES = 64 * 1024 * 1024
+
+/**
+ * Reads the rest of an oversized body and drops it, so that the 413 reaches the client: a
+ * connection closed while the client still sends is reset, and a reset loses the answer it had
+ * not read yet. Past `DISCARDED_BODY_BYTES` the body is abandoned (its connection closes).
+ */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, read: number): Promise<void> {
+  let size = read
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      size += value.byteLength
+      if (size > DISCARDED_BODY_BYTES) break
+    }
+  } catch {
+    return
+  }
+  await reader.cancel().catch(() => undefined)
 }
 
 /**
@@ -103,4 +126,19 @@ export function errorResponse(error: SkillhouseError, headers: Record<string, st
 /** A JSON response from text already serialised (so that it is the bytes the CLI writes). */
 export function jsonResponse(json: string, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(json, { status, headers: { 'content-type': 'application/json', ...headers } })
+}
+
+/**
+ * The spec's error response as the bytes of an HTTP/1.1 answer, for a connection whose request
+ * could not be read (no request or response object exists): the connection closes after it.
+ */
+export function rawErrorAnswer(error: SkillhouseError): string {
+  const body = JSON.stringify(error.toBody())
+  const head = [
+    `HTTP/1.1 ${error.title}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ]
+  return `${head.join('\r\n')}\r\n\r\n${body}`
 }

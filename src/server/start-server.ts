@@ -1,7 +1,17 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import {
+  createServer,
+  type IncomingMessage,
+  maxHeaderSize,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { getRequestListener } from '@hono/node-server'
+import { errors } from '../errors/skillhouse-error.js'
 import { type AppOptions, createApp, type SkillhouseApp } from './app.js'
+import { DISCARDED_BODY_BYTES, rawErrorAnswer } from './http-io.js'
+import type { KeptAnswerLane } from './kept-answer-lane.js'
 import { type LocalChannel, openLocalChannel, refuseWhenServed } from './local-channel.js'
 import { type Logger, stderrLogger } from './request-log.js'
 
@@ -56,8 +66,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (withChannel) refuseWhenServed(options.dataDir)
   const built = await createApp(options)
   const connections = new ConnectionLimit(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log)
-  const server = createServer(connections.listener(getRequestListener(built.app.fetch)))
+  // The body a request leaves unread is dropped as it arrives (`afterBody`), not cut off half a
+  // second after the answer.
+  const listener = getRequestListener(built.app.fetch, { autoCleanupIncoming: false })
+  const server = createServer(connections.listener(keptFirst(built.keptAnswers, afterBody(listener))))
   server.on('connection', (socket: Socket) => connections.accept(socket))
+  server.on('clientError', (error: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) =>
+    answerUnreadable(error, socket, log),
+  )
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 8080, host, () => {
@@ -164,6 +180,84 @@ class ConnectionLimit {
       refused: 'max connections',
     })
   }
+}
+
+/** `serve`, after the kept answers: a GET answered before is answered again without the app. */
+function keptFirst(
+  lane: KeptAnswerLane | undefined,
+  serve: (request: IncomingMessage, response: ServerResponse) => unknown,
+) {
+  if (!lane) return serve
+  return async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method === 'GET' && (await lane.answer(request, response))) return
+    return serve(request, response)
+  }
+}
+
+/**
+ * `serve`, whose answers to a request with a body leave once the body has arrived: what the
+ * handler did not read (an oversized body answered 413, a body refused 401) is read and dropped
+ * meanwhile. A connection closed while its client still sends is reset, and the reset loses the
+ * answer the client had not read yet. Past `DISCARDED_BODY_BYTES` the answer leaves at once.
+ */
+function afterBody(serve: (request: IncomingMessage, response: ServerResponse) => unknown) {
+  return (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') holdAnswer(request, response)
+    return serve(request, response)
+  }
+}
+
+function holdAnswer(request: IncomingMessage, response: ServerResponse): void {
+  const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse
+  response.end = ((...args: unknown[]) => {
+    if (request.complete || request.destroyed) return end(...args)
+    let dropped = 0
+    const send = () => {
+      request.off('data', drop)
+      request.off('end', send)
+      request.off('close', send)
+      end(...args)
+    }
+    const drop = (chunk: Buffer) => {
+      dropped += chunk.length
+      if (dropped > DISCARDED_BODY_BYTES) send()
+    }
+    request.on('data', drop)
+    request.once('end', send)
+    request.once('close', send)
+    request.resume()
+    return response
+  }) as ServerResponse['end']
+}
+
+/** How long a connection answered for a request it could not read waits for its client to close. */
+const UNREADABLE_CLOSE_MS = 2_000
+
+/**
+ * A request node:http could not read: 431 for a request line and headers over the limit (a long
+ * URL), 400 for one that is not HTTP, each with the spec's error body; the connection then closes
+ * once the client has read the answer (what it still sends is dropped, so it is not reset).
+ */
+function answerUnreadable(
+  error: NodeJS.ErrnoException & { reason?: string },
+  socket: Duplex,
+  log: Logger,
+): void {
+  const code = error.code ?? ''
+  if (!socket.writable || !code.startsWith('HPE_')) {
+    socket.destroy()
+    return
+  }
+  const answer =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? errors.headersTooLarge(maxHeaderSize)
+      : errors.malformedRequest(error.reason ?? error.message)
+  log({ msg: 'request', status: answer.status, unreadable: code })
+  socket.removeAllListeners('data')
+  socket.on('data', () => undefined)
+  socket.on('error', () => undefined)
+  socket.end(rawErrorAnswer(answer))
+  setTimeout(() => socket.destroy(), UNREADABLE_CLOSE_MS).unref()
 }
 
 /** Stops accepting connections, lets the requests in flight finish (up to `timeoutMs`), closes the rest. */

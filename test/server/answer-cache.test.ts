@@ -6,14 +6,19 @@ import { createAnalyticsTenant } from '../analytics/analytics-tenant.js'
 import { createOpenTenant, tempDir } from '../helpers/temp-tenant.js'
 import { call, eventually, startTestServer, tokenFor } from './server-helpers.js'
 
-const answer = (json: string) => ({ status: 200 as const, json, headers: {} })
+const answer = (json: string) => ({
+  status: 200 as const,
+  body: Buffer.from(json),
+  headers: {},
+  scope: 'read' as const,
+})
 
 describe('the answer cache', () => {
   it('answers only at the version an answer was computed at, and lets the least recently used go first', () => {
     // 80 bytes: eight answers of ten bytes.
     const cache = new AnswerCache(80)
     cache.set('a', 'v1', answer('"a"......."'.slice(0, 10)))
-    expect(cache.get('a', 'v1')?.json).toHaveLength(10)
+    expect(cache.get('a', 'v1')?.body).toHaveLength(10)
     expect(cache.get('a', 'v2')).toBeUndefined()
     expect(cache.get('a', 'v1')).toBeUndefined()
     for (const key of 'bcdefghi') cache.set(key, 'v1', answer(`"${key}"`.padEnd(10, '.')))

@@ -1,8 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import type { AnswerCache } from '../answer-cache.js'
-import type { ApiRoute } from '../api-route.js'
+import { type ApiRoute, routeScope } from '../api-route.js'
 import { type AppEnv, idHeader } from '../app-env.js'
-import { jsonResponse } from '../http-io.js'
 
 /**
  * A GET answered before, while nothing that may write has run on the tenant since, is answered
@@ -12,23 +11,26 @@ import { jsonResponse } from '../http-io.js'
  * the tenant's data (not `volatile` ones); runs after authentication (it needs `tenant`).
  */
 export function cachedAnswers(
-  route: Pick<ApiRoute, 'headers'>,
+  route: Pick<ApiRoute, 'method' | 'scope' | 'headers'>,
   answers: AnswerCache,
   version: (tenant: string) => string,
 ): MiddlewareHandler<AppEnv> {
+  const scope = routeScope(route)
   return async (c, next) => {
     const tenant = c.get('tenant')
     const key = `${tenant} ${c.req.url}`
     const at = version(tenant)
     const known = answers.get(key, at)
-    if (known) return jsonResponse(known.json, known.status, { ...known.headers, ...idHeader(c) })
+    if (known)
+      return new Response(known.body, { status: known.status, headers: { ...known.headers, ...idHeader(c) } })
     await next()
     const result = c.get('routeResult')
     if (result?.status === 200 && result.json !== undefined) {
       answers.set(key, at, {
         status: 200,
-        json: result.json,
-        headers: { ...route.headers, ...result.headers },
+        body: Buffer.from(result.json),
+        headers: { 'content-type': 'application/json', ...route.headers, ...result.headers },
+        scope,
       })
     }
   }

@@ -19,7 +19,7 @@ function countingApp(state: { version: string; computed: number }) {
     c.set('tenant', c.req.param('tenant') ?? '')
     return next()
   })
-  const route = { headers: { Deprecation: '@1735689600' } }
+  const route = { method: 'GET' as const, headers: { Deprecation: '@1735689600' } }
   app.get(
     '/:tenant/items/:id',
     cachedAnswers(route, new AnswerCache(1024), () => state.version),
