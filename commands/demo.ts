@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { SkillhouseCommand } from '../src/cli/base-command.js'
 import { demoRun } from '../src/operations/pipeline-operations.js'
 import { DEMO_TENANT, ensureDemoTenant } from '../src/pipeline/demo-tenant.js'
+import { futureDatedWarning } from '../src/pipeline/future-dated.js'
 import type { RunManifest } from '../src/pipeline/nightly-run.js'
 import { removeTenant } from '../src/tenants/tenant-service.js'
 import { Flags } from '../src/vendor/oclif.js'
@@ -55,6 +56,8 @@ export default class Demo extends SkillhouseCommand {
         .reduce((a, b) => a + b, 0)
         .toFixed(1)} s`,
     )
+    const future = futureDatedWarning(manifest.future_dated_events)
+    if (future) this.log(future)
     this.log(`  data directory  ${dataDir}`)
     this.log(`  outputs         ${flags.out} (manifest.json, events/)`)
     this.log(

@@ -6,6 +6,7 @@ import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
 import { firstRejectLine } from '../src/ingest/rejects.js'
 import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
 import { nightlyRun } from '../src/operations/pipeline-operations.js'
+import { futureDatedWarning } from '../src/pipeline/future-dated.js'
 import type { RunManifest } from '../src/pipeline/nightly-run.js'
 import { Flags } from '../src/vendor/oclif.js'
 
@@ -69,6 +70,8 @@ export default class Run extends SkillhouseCommand {
         `rejected ${input.rejected} rows of ${input.file}: ${rejectsFile}${first ? ` (first: ${first})` : ''}`,
       )
     }
+    const future = futureDatedWarning(manifest.future_dated_events)
+    if (future) this.log(future)
     for (const skipped of manifest.skipped_inputs) this.log(`skipped ${skipped.file}: ${skipped.reason}`)
     for (const rejected of manifest.rejected_inputs) this.log(`rejected ${rejected.file}: ${rejected.reason}`)
     this.log(`outputs in ${flags.out} (manifest.json)`)

@@ -472,3 +472,25 @@ function asError(error: unknown): SkillhouseError {
 function finished(outcomes: readonly (StoredSkillEvent | SkillhouseError | undefined)[]) {
   return outcomes.map((outcome) => outcome ?? errors.internal('a skill event was left without an outcome'))
 }
+
+/** Skill events dated after a day: how many, and the latest date among them (null when none). */
+export interface EventsDatedAfter {
+  /** The day (YYYY-MM-DD) they are dated after: a run's as-of date. */
+  after: string
+  events: number
+  latest: string | null
+}
+
+/**
+ * The tenant's skill events dated after `day` (YYYY-MM-DD). They are stored, and count from
+ * their own dates on (a derivation as of an earlier day leaves them out); a date in the future is
+ * more often a source's wrong clock or a day-month swap than a plan, so batches warn of them.
+ */
+export async function eventsDatedAfter(database: TenantDatabase, day: string): Promise<EventsDatedAfter> {
+  const row = await database.one<{ events: number; latest: string | null }>(
+    `SELECT count(*)::INTEGER AS events, strftime(max(timestamp), '%Y-%m-%d') AS latest
+       FROM skill_events WHERE timestamp > CAST($1 AS DATE)`,
+    [day],
+  )
+  return { after: day, events: row?.events ?? 0, latest: row?.latest ?? null }
+}

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { exportOrganisation, LOW_DATA_INCLUDE, orgExportJson } from '../analytics/org-export.js'
+import { type EventsDatedAfter, eventsDatedAfter } from '../entities/skill-event-store.js'
 import { errors } from '../errors/skillhouse-error.js'
 import { readOutbox } from '../events/outbox.js'
 import { type IngestSummary, ingestPaths, type PlannedFile } from '../ingest/ingest-paths.js'
@@ -74,6 +75,11 @@ export interface RunManifest {
   /** Data files refused whole (their encoding, a file that is no JSON): nothing of them is loaded. */
   rejected_inputs: { file: string; reason: string }[]
   rejected_rows: number
+  /**
+   * Skill events of the tenant dated after the run's as-of date: stored, but counting only from
+   * their dates on; a warning of the summary (a source's clock, a day-month swap).
+   */
+  future_dated_events: EventsDatedAfter
   outputs: { file: string; sha256: string }[]
   profiles: { external_vendor: string; recomputed: Record<string, number>; changed: Record<string, number> }[]
   /** CloudEvents this run wrote to events/<run-id>.ndjson. */
@@ -272,9 +278,11 @@ async function runStages(
   const outputs = [jobMatches, vacancyMatches.table, orgStructure, events.path].filter(
     (path): path is string => path !== null,
   )
+  const futureDated = await eventsDatedAfter(tenant.database, derived.as_of)
   const manifest = runManifest(options, runId, startedAt, {
     ingested,
     derived,
+    futureDated,
     outputs,
     events: events.count,
     vacancyMatches,
@@ -354,6 +362,7 @@ async function writeVacancyMatches(tenant: OpenTenant, out: string, format: Outp
 interface RunResults {
   ingested: IngestSummary
   derived: DeriveResult
+  futureDated: EventsDatedAfter
   outputs: string[]
   events: number
   vacancyMatches: Awaited<ReturnType<typeof writeVacancyMatches>>
@@ -394,6 +403,7 @@ function runManifest(
       reason: rejected.reason,
     })),
     rejected_rows: ingested.rows_rejected,
+    future_dated_events: results.futureDated,
     outputs: results.outputs.map((path) => ({
       file: relative(options.out, path),
       sha256: sha256(readFileSync(path)),

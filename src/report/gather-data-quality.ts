@@ -1,4 +1,5 @@
 import { basename } from 'node:path'
+import { eventsDatedAfter } from '../entities/skill-event-store.js'
 import type { ExternalVendor } from '../schemas/vendors.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { DataQuality } from './report-model.js'
@@ -10,12 +11,13 @@ const WITHOUT_TEXT = new Set(['skill_profile_feedback'])
  * Data quality: stored skill events per type; per type, the events that gave no skill to their
  * employee's profile (no profile skill names them as evidence: the extraction found no
  * vocabulary skill in the text, or too little to count); and the rejected rows of the last
- * nightly run (`skillhouse run`), per input file as its manifest lists them.
+ * nightly run (`skillhouse run`), per input file as its manifest lists them; the events dated after
+ * the day profiles were derived as of.
  */
 export async function gatherDataQuality(
   database: TenantDatabase,
   vendor: ExternalVendor,
-  options: { derived: boolean },
+  options: { derived: boolean; asOf: string },
 ): Promise<DataQuality> {
   const types = await database.all<{ event_type: string; events: number; without_skill: number }>(
     `WITH used AS (
@@ -67,6 +69,7 @@ export async function gatherDataQuality(
       without_skill: WITHOUT_TEXT.has(row.event_type) || !options.derived ? null : row.without_skill,
     })),
     derived: options.derived,
+    future_dated: await eventsDatedAfter(database, options.asOf),
     last_run: lastRun,
   }
 }

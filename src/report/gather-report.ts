@@ -31,7 +31,8 @@ export async function gatherReport(
   const vendor = requireVendor(tenant, options.external_vendor ?? 'vendor_default')
   const language = await resolveVocabLanguage(tenant, vendor, options.vocab_language)
   const section = (name: string) => options.onSection?.(name)
-  const derived = (await readState(tenant.database)).last_as_of !== null
+  const lastAsOf = (await readState(tenant.database)).last_as_of
+  const derived = lastAsOf !== null
   const names = await SkillNames.load(tenant.database, vendor)
   const holders = await SkillHolders.load(tenant.database, vendor)
 
@@ -61,7 +62,11 @@ export async function gatherReport(
     employees: overview.employees,
   })
   section('data quality')
-  const quality = await gatherDataQuality(tenant.database, vendor, { derived })
+  const quality = await gatherDataQuality(tenant.database, vendor, {
+    derived,
+    // Events after the day profiles were derived as of (else today) do not count yet.
+    asOf: lastAsOf ?? options.as_of ?? new Date().toISOString().slice(0, 10),
+  })
   return {
     tenant: tenant.settings.name,
     vendor,

@@ -1,3 +1,4 @@
+import type { EventsDatedAfter } from '../entities/skill-event-store.js'
 import type { ExternalVendor } from '../schemas/vendors.js'
 import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 
@@ -145,6 +146,8 @@ export interface DataQuality {
   event_types: { event_type: string; events: number; without_skill: number | null }[]
   /** Whether profiles exist to judge `without_skill` by (no derivation: it is not known). */
   derived: boolean
+  /** Skill events dated after the day profiles were derived as of: they count only from their dates on. */
+  future_dated: EventsDatedAfter
   last_run: {
     run_id: string
     status: string

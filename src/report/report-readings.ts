@@ -114,6 +114,11 @@ export function dataQualityReading(quality: DataQuality, format: LocaleFormat): 
       `${format.share(textEvents > 0 ? without / textEvents : 0)} of ${format.count(textEvents)} skill events with a text gave no skill to a profile: the extraction found no skill of the vocabulary in them, or too little to count.${worst ? ` The weakest type is ${worst.event_type} (${format.share((worst.without_skill ?? 0) / worst.events)}).` : ''}`,
     )
   }
+  const future = quality.future_dated
+  if (future.events > 0)
+    lines.push(
+      `${format.count(future.events)} skill events are dated after ${future.after}, the latest ${future.latest}: they count only from their dates on. Dates in the future are often a source's clock or a day-month swap; check them at the source.`,
+    )
   const run = quality.last_run
   lines.push(
     run

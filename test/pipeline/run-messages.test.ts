@@ -1,6 +1,6 @@
 // What `run` says when its input is not right: each rejects file with its first reason, and a
 // --tenant that names no tenant as a usage error.
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { newCliTenant } from '../helpers/cli-tenant.js'
@@ -22,6 +22,47 @@ describe('run', () => {
     expect(String(answer.stdout)).toContain(
       `rejected 1 rows of employees.csv: ${join(out, 'rejects', 'employees.csv.ndjson')} (first: line 3: email: must be a valid email; got 'bad@')`,
     )
+  })
+
+  // Events dated after the run's date were accepted silently.
+  it("warns of skill events dated after the run's as-of date, and lists them in the manifest", async () => {
+    const dataDir = await newCliTenant(temp.dir)
+    const inbox = join(temp.dir, 'inbox-future')
+    mkdirSync(inbox)
+    writeFileSync(join(inbox, 'employees.csv'), 'external_id,email\ne-1,ann@acme.test\n')
+    const event = (id: string, day: string) =>
+      JSON.stringify({
+        external_id: id,
+        employee_id: 'e-1',
+        event_type: 'learning',
+        timestamp: day,
+        source: 'lms',
+        content: { title: 'Advanced SQL' },
+      })
+    writeFileSync(
+      join(inbox, 'skill_events.ndjson'),
+      `${[event('ev-1', '2026-03-01'), event('ev-2', '2026-03-09'), event('ev-3', '2026-02-27')].join('\n')}\n`,
+    )
+    const out = join(temp.dir, 'out-future')
+    const args = ['run', '--inbox', inbox, '--out', out, '--as-of', '2026-02-28', '--data-dir', dataDir]
+    const answer = await runCli(args)
+    expect(answer.exitCode, String(answer.stderr)).toBe(0)
+    expect(String(answer.stdout)).toContain(
+      "warning: 2 skill events are dated after 2026-02-28 (the latest 2026-03-09); they count only from their dates on: check the source's dates (its clock, a day-month swap)",
+    )
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
+      future_dated_events: unknown
+    }
+    expect(manifest.future_dated_events).toEqual({ after: '2026-02-28', events: 2, latest: '2026-03-09' })
+    const later = await runCli([
+      ...args.slice(0, 5),
+      join(temp.dir, 'out-later'),
+      '--as-of',
+      '2026-03-10',
+      '--data-dir',
+      dataDir,
+    ])
+    expect(String(later.stdout)).not.toContain('warning:')
   })
 
   // It exited 1, where a usage error is 2.

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { gatherReport } from '../../src/report/gather-report.js'
+import { LocaleFormat } from '../../src/report/number-format.js'
+import { dataQualityReading } from '../../src/report/report-readings.js'
 import { matchingNotice, NOT_DERIVED } from '../../src/report/section-notices.js'
 import type { OpenTenant } from '../../src/tenants/tenant-service.js'
 import { ingestRows } from '../helpers/ingest-rows.js'
@@ -61,6 +63,27 @@ describe('the notices of report sections that cannot show anything yet', () => {
       notice: 'The tenant has no employees to move into its open vacancies.',
     })
     expect(report.bench).toEqual({ notice: 'The tenant has no employees to stand in for its jobs.' })
+  })
+
+  it("counts in data quality the skill events dated after the report's day, and says what that means", async () => {
+    const event = (external_id: string, timestamp: string) => ({
+      external_id,
+      employee_id: 'emp-1',
+      event_type: 'learning',
+      timestamp,
+      source: 'lms',
+      content: { title: 'Advanced SQL' },
+    })
+    await ingestRows(staffed, temp.dir, 'skill_events', [
+      event('ev-1', '2026-06-01'),
+      event('ev-2', '2026-07-04'),
+      event('ev-3', '2026-07-01'),
+    ])
+    const report = await gatherReport(staffed, REPORT)
+    expect(report.quality.future_dated).toEqual({ after: '2026-06-30', events: 2, latest: '2026-07-04' })
+    expect(dataQualityReading(report.quality, new LocaleFormat('en-GB'))).toContain(
+      "2 skill events are dated after 2026-06-30, the latest 2026-07-04: they count only from their dates on. Dates in the future are often a source's clock or a day-month swap; check them at the source.",
+    )
   })
 
   it('names what is missing first: nothing to match to, then no employee, then no profile', () => {
