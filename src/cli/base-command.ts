@@ -1,4 +1,5 @@
 import type { Ora } from 'ora'
+import { fileSystemError } from '../errors/file-system-errors.js'
 import { errors, isSkillhouseError } from '../errors/skillhouse-error.js'
 import { type OperationRunner, withOperations } from '../operations/run-operation.js'
 import { NO_PROGRESS, type ProgressSink, type TenantOperation } from '../operations/tenant-operation.js'
@@ -119,6 +120,8 @@ export abstract class SkillhouseCommand extends Command {
     // the options, a --file that is not there) becomes a 400 like ours: one line, exit 2, and
     // with --json `{"error": …}` instead of the parser's internals.
     if (isParseError(error)) error = usageError(this.id, error)
+    // A file that cannot be written for want of permission or space: one line naming it and the fix.
+    error = fileSystemError(error) ?? error
     if (isSkillhouseError(error)) {
       if (this.jsonEnabled()) this.logJson({ error: { status: error.status, body: error.toBody() } })
       // One plain line per problem, unwrapped, so that it can be read and grepped at 2 a.m.

@@ -15,6 +15,7 @@ import {
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
+import { namingFile } from '../errors/file-system-errors.js'
 import { errors } from '../errors/skillhouse-error.js'
 
 /**
@@ -72,7 +73,7 @@ function writeThenRename(
     renameSync(temporary, path)
   } catch (error) {
     rmSync(temporary, { force: true })
-    throw error
+    throw namingFile(error, path)
   }
 }
 
