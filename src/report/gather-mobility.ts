@@ -7,7 +7,7 @@ import type { OpenTenant } from '../tenants/tenant-service.js'
 import type { Mobility, MobilityVacancy, Section } from './report-model.js'
 import { matchingNotice, skillName } from './section-notices.js'
 
-/** The 4.11 score above which an internal candidate counts as strong. */
+/** The 4.11 score from which an internal candidate counts as strong, as the report shows scores (two decimals). */
 export const STRONG_SCORE = 0.7
 /** Candidates kept per vacancy. */
 export const CANDIDATES_PER_VACANCY = 3
@@ -38,7 +38,8 @@ export async function gatherMobility(
   const found = await vacancyCandidates(tenant, {
     external_vendor: vendor,
     best: CANDIDATES_PER_VACANCY,
-    strongScore: STRONG_SCORE,
+    // Counted as shown: a score that reads 0.70 (0.695 and up, two decimals) is a strong one.
+    strongScore: STRONG_SCORE - 0.005 - 1e-9,
   })
   const vacancies: MobilityVacancy[] = []
   for (const vacancy of found) {

@@ -132,7 +132,7 @@ export async function mobilitySection(mobility: Mobility, format: LocaleFormat):
           'Vacancy',
           'Title',
           'Best internal candidates (4.11 score)',
-          `Above ${format.matchScore(mobility.strong_score)}`,
+          `${format.matchScore(mobility.strong_score)} or above`,
           'What the best one lacks (4.5 gap)',
         ],
         mobility.vacancies.slice(0, PAGE_ROWS).map((vacancy) => [

@@ -1,3 +1,6 @@
+/** A 0–1 score as the report shows it: rounded to two decimals. */
+export const shownScore = (value: number): number => Math.round(value * 100) / 100
+
 /**
  * Numbers and dates in the reader's locale (Intl), for the page, the charts and the readings:
  * one place, so that a figure reads the same wherever it appears.

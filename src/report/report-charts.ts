@@ -1,5 +1,5 @@
 import type { ChartSpec } from './chart-svg.js'
-import type { LocaleFormat } from './number-format.js'
+import { type LocaleFormat, shownScore } from './number-format.js'
 import type {
   BenchStrength,
   DataQuality,
@@ -152,12 +152,13 @@ export function mobilityBuckets(
   const buckets = [
     { bucket: 'No internal candidate', vacancies: 0 },
     { bucket: `Best candidate below ${format.matchScore(0.5)}`, vacancies: 0 },
-    { bucket: `Best candidate ${format.matchScore(0.5)} to ${strong}`, vacancies: 0 },
-    { bucket: `Best candidate above ${strong}`, vacancies: 0 },
+    { bucket: `Best candidate ${format.matchScore(0.5)} to under ${strong}`, vacancies: 0 },
+    { bucket: `Best candidate ${strong} or above`, vacancies: 0 },
   ] as { bucket: string; vacancies: number }[]
   for (const vacancy of mobility.vacancies) {
-    const best = vacancy.candidates[0]?.score
-    const at = best === undefined ? 0 : best < 0.5 ? 1 : best <= mobility.strong_score ? 2 : 3
+    // By the score as shown (two decimals), so that a candidate shown 0.70 is in the bucket that names 0.70.
+    const shown = vacancy.candidates[0] && shownScore(vacancy.candidates[0].score)
+    const at = shown === undefined ? 0 : shown < 0.5 ? 1 : shown < mobility.strong_score ? 2 : 3
     ;(buckets[at] as { vacancies: number }).vacancies++
   }
   return buckets

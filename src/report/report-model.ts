@@ -107,7 +107,7 @@ export interface MobilityVacancy {
   title: string
   /** The best internal candidates by their 4.11 score, best first. */
   candidates: { employee_id: string; score: number }[]
-  /** Candidates scoring above `strong_score`. */
+  /** Candidates whose score, shown with two decimals, is `strong_score` or above. */
   strong_candidates: number
   /** The 4.5 gap of the best candidate; empty when there is none. */
   best_gap: GapSkill[]

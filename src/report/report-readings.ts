@@ -81,7 +81,7 @@ export function mobilityReading(mobility: Mobility, format: LocaleFormat): strin
   const none = mobility.vacancies.filter((vacancy) => vacancy.candidates.length === 0).length
   const strong = mobility.vacancies.filter((vacancy) => vacancy.strong_candidates > 0).length
   return [
-    `Of ${format.count(mobility.vacancies.length)} open vacancies, ${format.count(none)} have no internal candidate within reach (50 km, any skill in common) and ${format.count(strong)} have at least one employee scoring above ${format.matchScore(mobility.strong_score)}, who could be approached first.`,
+    `Of ${format.count(mobility.vacancies.length)} open vacancies, ${format.count(none)} have no internal candidate within reach (50 km, any skill in common) and ${format.count(strong)} have at least one employee scoring ${format.matchScore(mobility.strong_score)} or above, who could be approached first.`,
     'For the best candidate of each vacancy, the table lists the skills they lack or hold below the level asked: what a move would take to learn.',
   ]
 }

@@ -109,7 +109,7 @@ export const MOBILITY_COLUMNS: Column<MobilityVacancy>[] = [
       value: (row) => row.candidates[rank]?.score ?? null,
     },
   ]).flat(),
-  { header: 'Candidates above 0.7', width: 11, numFmt: COUNT, value: (row) => row.strong_candidates },
+  { header: 'Candidates 0.70 or above', width: 11, numFmt: COUNT, value: (row) => row.strong_candidates },
   {
     header: 'Gap of the best (skill ids)',
     width: 40,

@@ -237,7 +237,10 @@ describe('skillhouse report: the workbook equals the API', () => {
           ranked[rank]?.score ?? null,
         )
       }
-      expect(row['Candidates above 0.7']).toBe(ranked.filter((candidate) => candidate.score > 0.7).length)
+      // Counted as shown, two decimals: a score that reads 0.70 counts.
+      expect(row['Candidates 0.70 or above']).toBe(
+        ranked.filter((candidate) => Math.round(candidate.score * 100) / 100 >= 0.7).length,
+      )
       const best = ranked[0]
       const gap = best
         ? ((await get(`/employees/${best.employee_id}/vacancies/${vacancyId}/gap`)) as { skill_id: string }[])
