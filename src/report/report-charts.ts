@@ -188,13 +188,19 @@ export function benchChart(bench: BenchStrength, format: LocaleFormat): ChartSpe
   return bucketChart(benchBuckets(bench), 'jobs', 'Jobs', format)
 }
 
+/** An event type as a reader reads it on an axis: `skill_profile_feedback` → `Skill profile feedback`. */
+export const eventTypeLabel = (type: string): string => {
+  const words = type.replaceAll('_', ' ')
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
 export function dataQualityChart(quality: DataQuality, format: LocaleFormat): ChartSpec {
   const values = quality.event_types
     .flatMap((type) => {
       if (type.without_skill === null) {
         return [
           {
-            type: type.event_type,
+            type: eventTypeLabel(type.event_type),
             part: quality.derived ? 'No text (validates or rejects a skill)' : 'Not derived yet',
             events: type.events,
           },
@@ -202,11 +208,11 @@ export function dataQualityChart(quality: DataQuality, format: LocaleFormat): Ch
       }
       return [
         {
-          type: type.event_type,
+          type: eventTypeLabel(type.event_type),
           part: 'Gave a skill to a profile',
           events: type.events - type.without_skill,
         },
-        { type: type.event_type, part: 'Gave no skill', events: type.without_skill },
+        { type: eventTypeLabel(type.event_type), part: 'Gave no skill', events: type.without_skill },
       ]
     })
     .map((row) => ({ ...row, label: format.count(row.events) }))
@@ -220,7 +226,7 @@ export function dataQualityChart(quality: DataQuality, format: LocaleFormat): Ch
       y: {
         field: 'type',
         type: 'nominal',
-        sort: quality.event_types.map((type) => type.event_type),
+        sort: quality.event_types.map((type) => eventTypeLabel(type.event_type)),
         title: null,
       },
       x: {

@@ -1,9 +1,29 @@
 import { describe, expect, it } from 'vitest'
 import { LocaleFormat } from '../../src/report/number-format.js'
-import { mobilityBuckets } from '../../src/report/report-charts.js'
+import { dataQualityChart, mobilityBuckets } from '../../src/report/report-charts.js'
 import type { Mobility } from '../../src/report/report-model.js'
 
-describe("the report's scores", () => {
+describe("the report's charts", () => {
+  it('name event types in words, not as their identifiers cut short', () => {
+    const chart = dataQualityChart(
+      {
+        event_types: [
+          { event_type: 'skill_profile_feedback', events: 4, without_skill: null },
+          { event_type: 'working_history', events: 10, without_skill: 3 },
+        ],
+        derived: true,
+        future_dated: { after: '2026-06-30', events: 0, latest: null },
+        last_run: null,
+      },
+      new LocaleFormat('en-GB'),
+    ) as { data: { values: { type: string }[] }; encoding: { y: { sort: string[] } } }
+    expect([...new Set(chart.data.values.map((row) => row.type))]).toEqual([
+      'Skill profile feedback',
+      'Working history',
+    ])
+    expect(chart.encoding.y.sort).toEqual(['Skill profile feedback', 'Working history'])
+  })
+
   it('put a best candidate in the bucket that names the score it is shown with', () => {
     const vacancy = (vacancy_id: string, score: number | undefined) => ({
       vacancy_id,
