@@ -39,9 +39,15 @@ describe('the tenant pool', () => {
     const derivationHeld = new Promise<void>((resolve) => {
       finishDerivation = resolve
     })
+    let derivationStarted: () => void = () => undefined
+    const started = new Promise<void>((resolve) => {
+      derivationStarted = resolve
+    })
+    let releaseBatch: () => void = () => undefined
     try {
       const derivation = pool.useForDerivation('acme', async (open) => {
         order.push('derive started')
+        derivationStarted()
         // A transaction open on the main connection, as a derivation's is while it stores profiles.
         await open.database.run('BEGIN TRANSACTION')
         await open.database.run("INSERT INTO derive_state VALUES ('probe', '1')")
@@ -60,7 +66,9 @@ describe('the tenant pool', () => {
         await open.database.run("INSERT INTO derive_state VALUES ('events', '1')")
         return probe
       })
-      // The request arrived before the events: they wait for it, and it for the derivation.
+      // The request arrived before the events: they wait for it, and it for the derivation (which
+      // has started, however slow the machine: then both have had their chance to run).
+      await started
       await new Promise((resolve) => setTimeout(resolve, 100))
       expect(order).toEqual(['derive started'])
       const parallel = pool.useForSkillEvents('acme', async () => {
@@ -75,7 +83,6 @@ describe('the tenant pool', () => {
 
       // A batch being written does not hold up the next one, which has a connection of its own
       // (the batch's uncommitted row is not visible there).
-      let releaseBatch: () => void = () => undefined
       const batchHeld = new Promise<void>((resolve) => {
         releaseBatch = resolve
       })
@@ -117,6 +124,9 @@ describe('the tenant pool', () => {
       )
       expect(rows).toEqual([{ key: 'events' }])
     } finally {
+      // A failed expectation must not leave work waiting that the pool's close would wait for.
+      finishDerivation()
+      releaseBatch()
       await pool.close()
     }
   })
