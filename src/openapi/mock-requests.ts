@@ -5,7 +5,7 @@ import { type ApiRoute, answeredStatus } from '../server/api-route.js'
 import { apiRoutes } from '../server/api-routes.js'
 import { readJson } from '../server/http-io.js'
 import { MethodGuard } from '../server/middleware/method-guard.js'
-import { unknownQueryParameters } from '../server/query-parameters.js'
+import { type QueryParameterCheck, queryParameterCheck } from '../server/query-parameters.js'
 import { z } from '../vendor/zod.js'
 
 /**
@@ -19,6 +19,8 @@ export class MockRequests {
   private readonly guard: MethodGuard
   /** Per route, the query parameters that repeat (`include`): checked as lists, as the handlers read them. */
   private readonly repeated = new Map<ApiRoute, Set<string>>()
+  /** Per route, its check of unknown query parameters. */
+  private readonly queryChecks = new Map<ApiRoute, QueryParameterCheck>()
 
   constructor(routes: readonly ApiRoute[] = apiRoutes()) {
     this.guard = new MethodGuard(routes, [])
@@ -49,7 +51,7 @@ export class MockRequests {
     url: URL,
     request: Request,
   ): Promise<SkillhouseError | undefined> {
-    const unknown = unknownQueryParameters(route, new Set(url.searchParams.keys()))
+    const unknown = this.queryCheckOf(route)(new Set(url.searchParams.keys()))
     if (unknown) return unknown
     if (route.doc.query) parseQuery(route.doc.query, this.queryOf(route, url.searchParams))
     const body = route.doc.body
@@ -57,6 +59,15 @@ export class MockRequests {
     const json = await readJson(request, { limit: LIMITS.bodyBytes, optional: !body.required })
     if (json !== undefined || body.required) parseBody(body.schema, json, 'the request body')
     return undefined
+  }
+
+  private queryCheckOf(route: ApiRoute): QueryParameterCheck {
+    let check = this.queryChecks.get(route)
+    if (!check) {
+      check = queryParameterCheck(route)
+      this.queryChecks.set(route, check)
+    }
+    return check
   }
 
   /** The query as the route's schema reads it: a repeatable parameter as the list of its values. */

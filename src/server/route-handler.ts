@@ -7,7 +7,7 @@ import { type ApiRoute, answeredStatus, type RouteContext } from './api-route.js
 import { type AppEnv, idHeader } from './app-env.js'
 import { jsonResponse, readJson } from './http-io.js'
 import { KnownEmployees } from './known-employees.js'
-import { unknownQueryParameters } from './query-parameters.js'
+import { queryParameterCheck } from './query-parameters.js'
 import type { TenantPool } from './tenant-pool.js'
 
 /** What the routes' handlers work with, shared by every request of an app. */
@@ -32,8 +32,9 @@ export interface RouteServices {
  */
 export function routeHandler(route: ApiRoute, services: RouteServices): Handler<AppEnv> {
   const reads = route.method === 'GET' || route.scope === 'read'
+  const unknownParameters = queryParameterCheck(route)
   return async (c) => {
-    const unknown = unknownQueryParameters(route, Object.keys(c.req.queries()))
+    const unknown = unknownParameters(Object.keys(c.req.queries()))
     if (unknown) throw asListedStatus(route, unknown)
     const tenant = c.get('tenant')
     let wrote = false
