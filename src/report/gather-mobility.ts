@@ -4,6 +4,7 @@ import type { ExternalVendor } from '../schemas/vendors.js'
 import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
 import type { SkillNames } from '../taxonomy/skill-names.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
+import { belowShownAs } from './number-format.js'
 import type { Mobility, MobilityVacancy, Section } from './report-model.js'
 import { matchingNotice, skillName } from './section-notices.js'
 
@@ -39,7 +40,7 @@ export async function gatherMobility(
     external_vendor: vendor,
     best: CANDIDATES_PER_VACANCY,
     // Counted as shown: a score that reads 0.70 (0.695 and up, two decimals) is a strong one.
-    strongScore: STRONG_SCORE - 0.005 - 1e-9,
+    strongScore: belowShownAs(STRONG_SCORE),
   })
   const vacancies: MobilityVacancy[] = []
   for (const vacancy of found) {

@@ -1,5 +1,7 @@
 /** A 0–1 score as the report shows it: rounded to two decimals. */
 export const shownScore = (value: number): number => Math.round(value * 100) / 100
+/** Just under the lowest score shown as `value` (two decimals): a bound to count the scores shown as `value` or above. */
+export const belowShownAs = (value: number): number => value - 0.005 - 1e-9
 
 /**
  * Numbers and dates in the reader's locale (Intl), for the page, the charts and the readings:
