@@ -165,7 +165,11 @@ class MockFront {
     const url = new URL(request.url ?? '/', 'http://mock')
     const path = url.pathname
     const method = request.method ?? 'GET'
-    if (PRISM_ROOT_PATHS.has(path)) return this.forward(request, response, await readBody(request))
+    if (PRISM_ROOT_PATHS.has(path)) {
+      const body = await readBody(request)
+      if (body === TOO_LARGE) return send(response, errors.payloadTooLarge(LIMITS.bodyBytes))
+      return this.forward(request, response, body)
+    }
     const [, tenant, region, ...rest] = path.split('/')
     const known = region !== undefined && (REGIONS as readonly string[]).includes(region)
     const page =
@@ -216,10 +220,9 @@ class MockFront {
   private forward(
     request: IncomingMessage,
     response: ServerResponse,
-    body: Buffer | typeof TOO_LARGE,
+    body: Buffer,
     headers: Record<string, string | string[] | undefined> = { ...request.headers },
   ): Promise<void> {
-    if (body === TOO_LARGE) return Promise.resolve(send(response, errors.payloadTooLarge(LIMITS.bodyBytes)))
     const { host: _host, 'content-length': _length, 'transfer-encoding': _chunked, ...rest } = headers
     return new Promise((resolve) => {
       const forwarded = httpRequest(
