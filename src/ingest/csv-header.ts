@@ -1,7 +1,7 @@
 import { closest, distance } from 'fastest-levenshtein'
 import type { z } from 'zod'
 import type { EntityKind } from './entity-kinds.js'
-import { defOf } from './zod-def.js'
+import { defOf, PRESENCE_WRAPPERS, unwrap } from './zod-def.js'
 
 /** What a column may name at one level of a record: its fields, which are required, which hold anything. */
 interface Level {
@@ -10,19 +10,8 @@ interface Level {
   open: boolean
 }
 
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'pipe', 'lazy'])
-
-/** The schema inside optional, default, pipe and the like. */
-function unwrapped(schema: z.ZodType): z.ZodType {
-  let current = schema
-  for (;;) {
-    const def = defOf(current) as ReturnType<typeof defOf> & { in?: z.ZodType; getter?: () => z.ZodType }
-    if (!WRAPPERS.has(def.type)) return current
-    const inner = def.type === 'pipe' ? def.in : def.type === 'lazy' ? def.getter?.() : def.innerType
-    if (!inner) return current
-    current = inner
-  }
-}
+/** Every wrapper of a field's value: a header names the field whatever its schema wraps. */
+const WRAPPERS = new Set([...PRESENCE_WRAPPERS, 'catch', 'pipe', 'lazy'])
 
 const isOptional = (schema: z.ZodType) => {
   const type = defOf(schema).type
@@ -34,7 +23,7 @@ function levelOf(schemas: readonly z.ZodType[]): Level {
   const level: Level = { fields: new Map(), required: new Set(), open: false }
   const objects: Record<string, z.ZodType>[] = []
   const collect = (schema: z.ZodType) => {
-    const def = defOf(unwrapped(schema))
+    const def = defOf(unwrap(schema, WRAPPERS))
     if (def.type === 'union') for (const option of def.options ?? []) collect(option)
     else if (def.type === 'object' && def.shape) objects.push(def.shape)
     else level.open = true

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { PropertyType } from '../schemas/custom-properties.js'
+import { unwrap } from './zod-def.js'
 
 /**
  * The CSV conventions of skillhouse's input files, applied with the zod schema as a guide:
@@ -190,14 +191,4 @@ function discriminatorValues(option: z.ZodType, discriminator: string): unknown[
   if (fieldDef.values) return fieldDef.values
   if (fieldDef.entries) return Object.values(fieldDef.entries)
   return []
-}
-
-function unwrap(schema: z.ZodType): z.ZodType {
-  let current = schema
-  for (;;) {
-    const def = defOf(current)
-    if (['optional', 'nullable', 'default', 'prefault', 'readonly'].includes(def.type) && def.innerType) {
-      current = def.innerType
-    } else return current
-  }
 }

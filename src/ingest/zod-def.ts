@@ -70,3 +70,27 @@ export function objectRules(def: Def): DateOrder[] {
     return order
   })
 }
+
+/** The wrappers that only say whether a value may be absent or null, or give its default. */
+export const PRESENCE_WRAPPERS: ReadonlySet<string> = new Set([
+  'optional',
+  'nullable',
+  'default',
+  'prefault',
+  'readonly',
+])
+
+/**
+ * The schema inside the wrappers named in `wrappers` (by default those of presence); with `pipe`
+ * its input side, with `lazy` what its getter gives.
+ */
+export function unwrap(schema: z.ZodType, wrappers: ReadonlySet<string> = PRESENCE_WRAPPERS): z.ZodType {
+  let current = schema
+  for (;;) {
+    const def = defOf(current) as Def & { in?: z.ZodType; getter?: () => z.ZodType }
+    if (!wrappers.has(def.type)) return current
+    const inner = def.type === 'pipe' ? def.in : def.type === 'lazy' ? def.getter?.() : def.innerType
+    if (!inner) return current
+    current = inner
+  }
+}
