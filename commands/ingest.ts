@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
-import { ENTITY_NAMES } from '../src/ingest/entity-kinds.js'
 import type { IngestSummary } from '../src/ingest/ingest-paths.js'
 import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
 import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
 import { ingestFiles } from '../src/operations/ingest-operations.js'
+import { ENTITY_NAMES } from '../src/records/entity-kinds.js'
 import { Args, Flags } from '../src/vendor/oclif.js'
 
 export default class Ingest extends SkillhouseCommand {

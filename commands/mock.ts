@@ -1,5 +1,5 @@
 import { SkillhouseCommand } from '../src/cli/base-command.js'
-import { startMock } from '../src/openapi/prism-mock.js'
+import { startMock } from '../src/mock/prism-mock.js'
 import { Flags } from '../src/vendor/oclif.js'
 
 export default class Mock extends SkillhouseCommand {

@@ -14,6 +14,8 @@ export default class Report extends SkillhouseCommand {
     '<%= config.bin %> report --tenant demo --out out/report',
     '<%= config.bin %> report --out out/report --vocab-language nl --locale nl-BE --depth 3 --group-by subdomain',
   ]
+  static override fieldFlags = { external_vendor: 'vendor' }
+
   static override flags = {
     tenant: tenantFlag,
     out: Flags.string({

@@ -1,6 +1,6 @@
+import { SCOPES, type Scope } from '../../src/auth/access-tokens.js'
+import { type CreatedClient, createClient } from '../../src/auth/oauth-clients.js'
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
-import { SCOPES, type Scope } from '../../src/server/access-tokens.js'
-import { type CreatedClient, createClient } from '../../src/server/oauth-clients.js'
 import { Flags } from '../../src/vendor/oclif.js'
 
 export default class ClientCreate extends SkillhouseCommand {

@@ -1,5 +1,5 @@
+import { type ClientSummary, listClients } from '../../src/auth/oauth-clients.js'
 import { SkillhouseCommand } from '../../src/cli/base-command.js'
-import { type ClientSummary, listClients } from '../../src/server/oauth-clients.js'
 import { Flags } from '../../src/vendor/oclif.js'
 
 export default class ClientList extends SkillhouseCommand {

@@ -1,5 +1,5 @@
+import { type ClientSummary, revokeClient } from '../../src/auth/oauth-clients.js'
 import { SkillhouseCommand } from '../../src/cli/base-command.js'
-import { type ClientSummary, revokeClient } from '../../src/server/oauth-clients.js'
 import { Args } from '../../src/vendor/oclif.js'
 
 export default class ClientRevoke extends SkillhouseCommand {

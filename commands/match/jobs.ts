@@ -1,4 +1,5 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { matchAnswerFlags } from '../../src/cli/shared-flags.js'
 import {
   jobMatchesText,
   type MatchFileFormat,
@@ -7,7 +8,6 @@ import {
 } from '../../src/matching/match-output.js'
 import { matchEmployeesForJobs } from '../../src/operations/matching-operations.js'
 import type { JobMatchingResponse } from '../../src/schemas/matching.js'
-import { VENDORS } from '../../src/schemas/vendors.js'
 import { Flags } from '../../src/vendor/oclif.js'
 
 export default class MatchJobs extends SkillhouseCommand {
@@ -24,14 +24,7 @@ export default class MatchJobs extends SkillhouseCommand {
     request: Flags.string({ description: 'JSON file with the request body of 4.10' }),
     'all-pages': Flags.boolean({ description: 'every page from starting_after on, not one page' }),
     out: Flags.string({ description: 'write the result to this file (atomically) instead of stdout' }),
-    'response-format': Flags.string({ description: 'simple or explained', options: ['simple', 'explained'] }),
-    'external-vendor': Flags.string({
-      description: 'vocabulary of the profiles matched',
-      options: [...VENDORS],
-    }),
-    'vocab-language': Flags.string({
-      description: 'language of skill names in explanations (default en_uk)',
-    }),
+    ...matchAnswerFlags(),
     format: Flags.string({
       description: 'json (the spec body) or ndjson (a record per line)',
       options: ['json', 'ndjson'],

@@ -1,10 +1,10 @@
 import { SkillhouseCommand, tenantFlag } from '../../src/cli/base-command.js'
+import { matchAnswerFlags } from '../../src/cli/shared-flags.js'
 import { textTable } from '../../src/cli/text-table.js'
 import { readRequestFile, writeVacancyMatches } from '../../src/matching/match-output.js'
 import type { VacancyMatchingResponse } from '../../src/matching/vacancy-match-schema.js'
 import { matchVacanciesForAll, matchVacanciesForEmployee } from '../../src/operations/matching-operations.js'
 import { VACANCY_MATCH_INCLUDES } from '../../src/schemas/matching.js'
-import { VENDORS } from '../../src/schemas/vendors.js'
 import { Flags } from '../../src/vendor/oclif.js'
 
 interface BatchSummary {
@@ -40,14 +40,7 @@ export default class MatchVacancies extends SkillhouseCommand {
       multiple: true,
       options: [...VACANCY_MATCH_INCLUDES],
     }),
-    'response-format': Flags.string({ description: 'simple or explained', options: ['simple', 'explained'] }),
-    'external-vendor': Flags.string({
-      description: 'vocabulary of the profiles matched',
-      options: [...VENDORS],
-    }),
-    'vocab-language': Flags.string({
-      description: 'language of skill names in explanations (default en_uk)',
-    }),
+    ...matchAnswerFlags(),
     out: Flags.string({ description: 'folder receiving matching_vacancies/<employee>.json' }),
   }
 

@@ -1,7 +1,6 @@
 import { SkillhouseCommand } from '../../src/cli/base-command.js'
+import { activationFlags, TENANT_SETTING_FLAGS } from '../../src/cli/shared-flags.js'
 import { MODEL_CONFIGURATIONS, REGIONS } from '../../src/schemas/tenant-settings.js'
-import { VENDORS } from '../../src/schemas/vendors.js'
-import { VOCAB_LANGUAGES } from '../../src/schemas/vocabulary-languages.js'
 import { initialiseTenant } from '../../src/tenants/initialise-tenant.js'
 import { type CreatedTenant, createTenant } from '../../src/tenants/tenant-service.js'
 import { Args, Flags } from '../../src/vendor/oclif.js'
@@ -17,19 +16,12 @@ export default class TenantCreate extends SkillhouseCommand {
   static override args = {
     name: Args.string({ description: 'tenant name (lower-case letters, digits, hyphens)', required: true }),
   }
+  static override fieldFlags = TENANT_SETTING_FLAGS
+
   static override flags = {
     region: Flags.string({ description: 'region of the tenant', options: [...REGIONS], required: true }),
     'model-config': Flags.string({ description: 'model configuration', options: [...MODEL_CONFIGURATIONS] }),
-    vendor: Flags.string({
-      description: 'activate a vocabulary vendor (repeatable)',
-      options: [...VENDORS],
-      multiple: true,
-    }),
-    language: Flags.string({
-      description: 'activate a vocabulary language (repeatable)',
-      options: [...VOCAB_LANGUAGES],
-      multiple: true,
-    }),
+    ...activationFlags(),
     'proficiency-matching': Flags.boolean({
       description: 'enable matching with skill properties (proficiency)',
     }),

@@ -1,10 +1,9 @@
 import { SkillhouseCommand } from '../../src/cli/base-command.js'
+import { activationFlags, TENANT_SETTING_FLAGS } from '../../src/cli/shared-flags.js'
 import { errors } from '../../src/errors/skillhouse-error.js'
 import { updateTenantSettings } from '../../src/operations/tenant-operations.js'
 import type { TenantSettings } from '../../src/schemas/tenant-settings.js'
-import { VENDORS } from '../../src/schemas/vendors.js'
-import { VOCAB_LANGUAGES } from '../../src/schemas/vocabulary-languages.js'
-import { Args, Flags } from '../../src/vendor/oclif.js'
+import { Args } from '../../src/vendor/oclif.js'
 
 export default class TenantUpdate extends SkillhouseCommand {
   static override summary = 'Activate vocabulary vendors and languages on an existing tenant'
@@ -17,17 +16,10 @@ export default class TenantUpdate extends SkillhouseCommand {
   static override args = {
     name: Args.string({ description: 'tenant name', required: true }),
   }
+  static override fieldFlags = TENANT_SETTING_FLAGS
+
   static override flags = {
-    vendor: Flags.string({
-      description: 'activate a vocabulary vendor (repeatable)',
-      options: [...VENDORS],
-      multiple: true,
-    }),
-    language: Flags.string({
-      description: 'activate a vocabulary language (repeatable)',
-      options: [...VOCAB_LANGUAGES],
-      multiple: true,
-    }),
+    ...activationFlags(),
   }
 
   async run(): Promise<TenantSettings> {

@@ -1,6 +1,6 @@
 import type { Ora } from 'ora'
 import { fileSystemError } from '../errors/file-system-errors.js'
-import { errors, isSkillhouseError } from '../errors/skillhouse-error.js'
+import { errors, isSkillhouseError, SkillhouseError } from '../errors/skillhouse-error.js'
 import { type OperationRunner, withOperations } from '../operations/run-operation.js'
 import { NO_PROGRESS, type ProgressSink, type TenantOperation } from '../operations/tenant-operation.js'
 import { resolveDataDir } from '../tenants/data-directory.js'
@@ -19,6 +19,13 @@ export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
  */
 export abstract class SkillhouseCommand extends Command {
   static override enableJsonFlag = true
+
+  /**
+   * The library names a field in backticks (`` `as_of` ``); a field that is one of this command's
+   * flags shows as the flag (`--as-of`). A flag goes by its field's name with hyphens unless
+   * listed here: field to flag name (`vendors: 'vendor'`).
+   */
+  static fieldFlags: Record<string, string> = {}
 
   static override baseFlags = {
     'data-dir': Flags.directory({
@@ -123,13 +130,29 @@ export abstract class SkillhouseCommand extends Command {
     // A file that cannot be written for want of permission or space: one line naming it and the fix.
     error = fileSystemError(error) ?? error
     if (isSkillhouseError(error)) {
-      if (this.jsonEnabled()) this.logJson({ error: { status: error.status, body: error.toBody() } })
+      const named = namingFlags(error, this.ctor as typeof SkillhouseCommand)
+      if (this.jsonEnabled()) this.logJson({ error: { status: named.status, body: named.toBody() } })
       // One plain line per problem, unwrapped, so that it can be read and grepped at 2 a.m.
-      for (const description of error.descriptions) process.stderr.write(`error: ${description}\n`)
-      this.exit(error.exitCode)
+      for (const description of named.descriptions) process.stderr.write(`error: ${description}\n`)
+      this.exit(named.exitCode)
     }
     return super.catch(error)
   }
+}
+
+/** `error` with each backticked field of `command`'s flags named as the flag, of its arguments as the argument (`NAME`). */
+function namingFlags(error: SkillhouseError, command: typeof SkillhouseCommand): SkillhouseError {
+  const flags = new Map<string, string>()
+  for (const name of Object.keys({ ...command.baseFlags, ...command.flags }))
+    flags.set(name.replaceAll('-', '_'), `--${name}`)
+  for (const [field, flag] of Object.entries(command.fieldFlags ?? {})) flags.set(field, `--${flag}`)
+  for (const name of Object.keys(command.args ?? {})) flags.set(name, name.toUpperCase())
+  const named = error.descriptions.map((description) =>
+    description.replace(/`([a-z][a-z0-9_]*)`/g, (quoted, field: string) => flags.get(field) ?? quoted),
+  )
+  return named.every((description, at) => description === error.descriptions[at])
+    ? error
+    : new SkillhouseError(error.status, named, error.headers)
 }
 
 /** oclif's parse errors carry what was parsed; a flag's own parse (Flags.file) fails as "Parsing --NAME". */

@@ -1,4 +1,4 @@
-import { type EntityKind, entityKind } from '../ingest/entity-kinds.js'
+import { type EntityKind, entityKind } from '../records/entity-kinds.js'
 
 /**
  * The collections of the resource pattern of docs/api.md (`POST /collection`, `GET|PATCH|DELETE

@@ -4,11 +4,11 @@ import { errors } from '../errors/skillhouse-error.js'
 import { forgetStems } from '../extraction/extractor-cache.js'
 import { deleteKeptVacancyAnswers } from '../matching/kept-vacancy-answers.js'
 import { deletePersistedJobIndexes } from '../matching/persisted-job-index.js'
+import { checkRecord, type EntityTenant } from '../records/record-check.js'
 import { PageQuery } from '../schemas/common.js'
+import { parseQuery } from '../schemas/input-issues.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { EntityCollection } from './entity-collections.js'
-import { parseQuery } from './input-issues.js'
-import { checkRecord, type EntityTenant } from './record-check.js'
 
 /**
  * The entity records of the resource pattern of docs/api.md, stored exactly as ingest stores them (the

@@ -1,13 +1,8 @@
 import type { z } from 'zod'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
-import { type EntityKind, entityKind } from '../ingest/entity-kinds.js'
-import { modelConfigurationProblems, type ReferenceLookup } from '../ingest/row-check.js'
 import type { EventInput } from '../profiles/evidence.js'
 import { endActiveWorkingHistory } from '../profiles/working-history.js'
-import { SkillEvent, SkillEventQuery } from '../schemas/skill-events.js'
-import type { TenantDatabase } from '../store/tenant-database.js'
-import { listValue } from '../vendor/duckdb.js'
-import { parseBody, parseQuery } from './input-issues.js'
+import { type EntityKind, entityKind } from '../records/entity-kinds.js'
 import {
   checkParsedRecord,
   definitionsOf,
@@ -15,7 +10,12 @@ import {
   existingIds,
   lookupReferences,
   rowsByExternalIds,
-} from './record-check.js'
+} from '../records/record-check.js'
+import { modelConfigurationProblems, type ReferenceLookup } from '../records/row-check.js'
+import { parseBody, parseQuery } from '../schemas/input-issues.js'
+import { SkillEvent, SkillEventQuery } from '../schemas/skill-events.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
+import { listValue } from '../vendor/duckdb.js'
 
 const SKILL_EVENTS = entityKind('skill_events')
 

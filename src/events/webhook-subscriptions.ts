@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { DuckDBValue } from '@duckdb/node-api'
-import { parseBody, parseQuery } from '../entities/input-issues.js'
 import { errors } from '../errors/skillhouse-error.js'
+import { parseBody, parseQuery } from '../schemas/input-issues.js'
 import {
   HEALTH_CHECK_EVENT_TYPE,
   type WebhookDelivery,

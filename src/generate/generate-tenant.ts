@@ -76,7 +76,7 @@ export async function generateTenant(options: GenerateOptions): Promise<Generate
   const random = new SeededRandom(options.seed)
   const skills = loadSampleSkills()
   const counts = tenantCounts(options)
-  ensureFolder(options.out, '--out')
+  ensureFolder(options.out, 'out')
   const draw = drawSkillPools(random, skills, counts)
   const files: GenerateResult['files'] = []
   const write = async (file: string, body: (out: LineWriter) => void | Promise<void>) => {

@@ -1,7 +1,7 @@
 import { closest, distance } from 'fastest-levenshtein'
 import type { z } from 'zod'
-import type { EntityKind } from './entity-kinds.js'
-import { defOf, PRESENCE_WRAPPERS, unwrap } from './zod-def.js'
+import type { EntityKind } from '../records/entity-kinds.js'
+import { defOf, PRESENCE_WRAPPERS, unwrap } from '../records/zod-def.js'
 
 /** What a column may name at one level of a record: its fields, which are required, which hold anything. */
 interface Level {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { errors } from '../errors/skillhouse-error.js'
+import type { EntityKind } from '../records/entity-kinds.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { PhaseTimer } from '../util/phase-timer.js'
 import { csvHeaderProblem } from './csv-header.js'
-import type { EntityKind } from './entity-kinds.js'
 import type {
   FileFacts,
   FileToIngest,

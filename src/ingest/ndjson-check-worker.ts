@@ -1,13 +1,13 @@
 import { createReadStream } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
+import { csvCellsToRecord } from '../records/csv-record.js'
+import { type EntityKind, entityKind } from '../records/entity-kinds.js'
+import { type FastParse, fastParseOf } from '../records/fast-parse.js'
+import { checkRow, type ReferenceLookup, type RowCheckContext } from '../records/row-check.js'
 import type { PropertyType } from '../schemas/custom-properties.js'
-import { csvCellsToRecord } from './csv-record.js'
-import { type EntityKind, entityKind } from './entity-kinds.js'
-import { type FastParse, fastParseOf } from './fast-parse.js'
 import type { NdjsonCheckMessage, NdjsonCheckTask } from './ingest-types.js'
 import { LineSplitter, tooLongReason, withoutByteOrderMark } from './line-splitter.js'
 import type { Reject } from './rejects.js'
-import { checkRow, type ReferenceLookup, type RowCheckContext } from './row-check.js'
 import { newStagedColumns, stageRow } from './staged-columns.js'
 
 const task = workerData as NdjsonCheckTask

@@ -1,7 +1,7 @@
 import { basename } from 'node:path'
-import type { ReferenceTarget } from './entity-kinds.js'
+import type { ReferenceTarget } from '../records/entity-kinds.js'
+import { TARGET_NAMES } from '../records/row-check.js'
 import type { Reject } from './rejects.js'
-import { TARGET_NAMES } from './row-check.js'
 
 const MISSING = /^(.+?) '(.+)' does not exist; ingest it first \(404 Not Found\)$/
 

@@ -1,11 +1,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import type { Problem } from '../records/row-check.js'
 import { AtomicWriteStream } from '../util/atomic-file.js'
-
-export interface Problem {
-  field: string
-  reason: string
-}
 
 /** A rejected input row: where it was, what is wrong, and the row itself so nothing is lost. */
 export interface Reject {

@@ -1,11 +1,11 @@
+import type { EntityKind, ReferenceTarget } from '../records/entity-kinds.js'
+import { REFERENCE_SOURCES } from '../records/reference-index.js'
 import { LIMITS } from '../schemas/limits.js'
 import { MODERN_EVENT_TYPES } from '../schemas/skill-events.js'
 import { supportsModernEvents, type TenantSettings } from '../schemas/tenant-settings.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import type { EntityKind, ReferenceTarget } from './entity-kinds.js'
 import type { FileFacts, IngestPath } from './ingest-types.js'
 import { type CsvDelimiter, csvReaderOptions, type SourceFormat } from './read-source.js'
-import { REFERENCE_SOURCES } from './reference-index.js'
 import { type JsonNode, jsonNode, objectKeys, rowProofCondition, stringText } from './sql-proof.js'
 
 /**

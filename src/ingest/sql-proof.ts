@@ -7,7 +7,7 @@ import {
   objectRules,
   stringChecks,
   Unsupported,
-} from './zod-def.js'
+} from '../records/zod-def.js'
 
 /**
  * A SQL condition compiled from a zod schema that proves a value valid: it holds only for values

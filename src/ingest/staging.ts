@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DuckDBAppender } from '@duckdb/node-api'
 import { endActiveWorkingHistory } from '../profiles/working-history.js'
+import type { EntityKind } from '../records/entity-kinds.js'
+import type { Problem } from '../records/row-check.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { DuckDBDataChunk, INTEGER, VARCHAR } from '../vendor/duckdb.js'
-import type { EntityKind } from './entity-kinds.js'
 import type { GoodRow, StagedColumns } from './ingest-types.js'
-import type { Problem } from './rejects.js'
 import { newStagedColumns, stageRow } from './staged-columns.js'
 
 export interface MergeResult {
@@ -349,10 +349,13 @@ function conflictOf(row: ConflictRow, where: string): { row: GoodRow; problem: P
   }
 }
 
-/** Custom property definitions: a definition's type cannot change once made. */
-class DefinitionStaging implements Staging {
-  private readonly byKey = new Map<string, GoodRow>()
-  constructor(private readonly database: TenantDatabase) {}
+/**
+ * Rows held in memory by their key (the last of a key wins), merged one by one: for the small
+ * tables whose merge decides per row (a conflict, or an answer that replaces the last).
+ */
+abstract class KeyedStaging implements Staging {
+  protected readonly byKey = new Map<string, GoodRow>()
+  constructor(protected readonly database: TenantDatabase) {}
   async add(row: GoodRow) {
     this.byKey.set(row.key, row)
   }
@@ -362,6 +365,12 @@ class DefinitionStaging implements Staging {
   rows() {
     return [...this.byKey.values()]
   }
+  abstract merge(): Promise<MergeResult>
+  async drop() {}
+}
+
+/** Custom property definitions: a definition's type cannot change once made. */
+class DefinitionStaging extends KeyedStaging {
   async merge(): Promise<MergeResult> {
     const result: MergeResult = { inserted: 0, updated: 0, unchanged: 0, conflicts: [] }
     for (const row of this.byKey.values()) {
@@ -391,22 +400,10 @@ class DefinitionStaging implements Staging {
     }
     return result
   }
-  async drop() {}
 }
 
 /** Match feedback: one answer per employee and vacancy, the latest wins. */
-class MatchFeedbackStaging implements Staging {
-  private readonly byKey = new Map<string, GoodRow>()
-  constructor(private readonly database: TenantDatabase) {}
-  async add(row: GoodRow) {
-    this.byKey.set(row.key, row)
-  }
-  remove(key: string) {
-    this.byKey.delete(key)
-  }
-  rows() {
-    return [...this.byKey.values()]
-  }
+class MatchFeedbackStaging extends KeyedStaging {
   async merge(): Promise<MergeResult> {
     const result: MergeResult = { inserted: 0, updated: 0, unchanged: 0, conflicts: [] }
     for (const row of this.byKey.values()) {
@@ -433,5 +430,4 @@ class MatchFeedbackStaging implements Staging {
     }
     return result
   }
-  async drop() {}
 }

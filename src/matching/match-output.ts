@@ -6,17 +6,17 @@ import { writeFileAtomic } from '../util/atomic-file.js'
 import type { VacancyMatchingResponse } from './vacancy-match-schema.js'
 
 /**
- * A request body from a file (`--request FILE`): the endpoint's JSON body, as a client would send
+ * A request body from a file (`request`, a file): the endpoint's JSON body, as a client would send
  * it. An unreadable file is a 400 naming it; the body itself is checked by the matching function.
  */
 export function readRequestFile(path: string | undefined, fallback: Record<string, unknown>): unknown {
   if (path === undefined) return fallback
-  if (!existsSync(path)) throw errors.badRequest(`--request ${path} does not exist`)
+  if (!existsSync(path)) throw errors.badRequest(`\`request\` ${path} does not exist`)
   const text = readFileSync(path, 'utf8')
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw errors.badRequest(`--request ${path} is not valid JSON: ${(error as Error).message}`)
+    throw errors.badRequest(`\`request\` ${path} is not valid JSON: ${(error as Error).message}`)
   }
 }
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
-import { classifyIssues } from '../entities/input-issues.js'
 import { errors, type SkillhouseError } from '../errors/skillhouse-error.js'
+import { classifyIssues } from '../schemas/input-issues.js'
 import { describeValue } from '../util/describe-value.js'
 
 /** A numeric range a field must lie in, for messages that say both ends and what was sent. */

@@ -6,17 +6,17 @@ import {
   type ResponseConfig,
   zodToOpenAPIRegistry,
 } from '@asteasolutions/zod-to-openapi'
+import { type ApiRoute, answeredStatus, routeScope } from '../api/api-route.js'
+import { apiRoutes } from '../api/api-routes.js'
+import { DOC_ERROR_STATUSES, type DocErrorStatus, type RouteDoc, TAGS } from '../api/route-docs.js'
+import { SCOPES } from '../auth/access-tokens.js'
 import { VacancyMatchingResponse } from '../matching/vacancy-match-schema.js'
 import * as schemas from '../schemas/index.js'
-import { SCOPES } from '../server/access-tokens.js'
-import { type ApiRoute, answeredStatus, routeScope } from '../server/api-route.js'
-import { apiRoutes } from '../server/api-routes.js'
 import { DEFAULT_SERVER_ORIGIN } from '../tenants/tenant-service.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
 import { projectRoot } from '../util/project-paths.js'
 import { z } from '../vendor/zod.js'
 import { type ErrorExample, type ExamplesFile, loadExamples } from './examples-file.js'
-import { DOC_ERROR_STATUSES, type DocErrorStatus, type RouteDoc, TAGS } from './route-docs.js'
 
 /**
  * The OpenAPI 3.1 document of the HTTP server, generated from the zod schemas the library

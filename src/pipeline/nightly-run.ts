@@ -110,7 +110,7 @@ export async function runNightly(options: NightlyRunOptions): Promise<RunManifes
   if (options.asOf !== undefined) checkAsOf(options.asOf)
   const runId = `run-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`
   const startedAt = new Date()
-  ensureFolder(options.out, '--out')
+  ensureFolder(options.out, 'out')
   // The run's events are those after the last ones written: by the last finished run, or by a
   // run that wrote its events file into this folder and was stopped before it finished (so that
   // they are written once, whichever run finishes the work).

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Bool, type DataType, Float64, Int32, Table, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow'
 import type { z } from 'zod'
-import { defOf } from '../ingest/zod-def.js'
+import { defOf } from '../records/zod-def.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { AtomicWriteStream, writeFileAtomic } from '../util/atomic-file.js'
 

@@ -72,10 +72,10 @@ export interface DeriveResult {
   phases: Record<string, number>
 }
 
-/** `--as-of` (or the library's asOf): a calendar date, else a 422 naming it (before anything runs). */
+/** `as_of` (`--as-of`, the library's asOf): a calendar date, else a 422 naming it (before anything runs). */
 export function checkAsOf(value: string): void {
   if (!IsoDate.safeParse(value).success)
-    throw errors.unprocessable(`--as-of ${value}: must be a date YYYY-MM-DD that exists in the calendar`)
+    throw errors.unprocessable(`\`as_of\` ${value}: must be a date YYYY-MM-DD that exists in the calendar`)
 }
 
 /** What every vendor's pass of one run shares. */

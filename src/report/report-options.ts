@@ -20,18 +20,7 @@ export const ReportOptions = z.strictObject({
 })
 export type ReportOptions = z.output<typeof ReportOptions>
 
-/** Names of the options as the command's flags, for messages. */
-const FLAGS: Record<string, string> = {
-  out: '--out',
-  external_vendor: '--vendor',
-  vocab_language: '--vocab-language',
-  as_of: '--as-of',
-  locale: '--locale',
-  depth: '--depth',
-  group_by: '--group-by',
-}
-
-/** Checks the options; every problem is one 422 line naming its flag and what is valid. */
+/** Checks the options; every problem is one 422 line naming its field and what is valid. */
 export function parseReportOptions(input: unknown): ReportOptions {
   const parsed = ReportOptions.safeParse(input)
   if (parsed.success) return parsed.data
@@ -39,7 +28,7 @@ export function parseReportOptions(input: unknown): ReportOptions {
     parsed.error.issues.map((issue) => {
       const key = String(issue.path[0] ?? 'options')
       const got = (input as Record<string, unknown>)[key]
-      return `${FLAGS[key] ?? key}: ${issue.message}${got === undefined ? '' : `; got '${String(got)}'`}`
+      return `\`${key}\`: ${issue.message}${got === undefined ? '' : `; got '${String(got)}'`}`
     }),
   )
 }

@@ -31,7 +31,7 @@ export async function writeReport(
   options: ReportOptions & { onSection?: (section: string) => void },
 ): Promise<WrittenReport> {
   const started = performance.now()
-  ensureFolder(options.out, '--out')
+  ensureFolder(options.out, 'out')
   const data = await gatherReport(tenant, { ...options, locale: options.locale ?? environmentLocale() })
   options.onSection?.('writing report.html and report.xlsx')
   const html = Buffer.from(await renderHtml(data))

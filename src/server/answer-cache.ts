@@ -1,4 +1,4 @@
-import type { Scope } from './access-tokens.js'
+import type { Scope } from '../auth/access-tokens.js'
 
 /**
  * What a GET answered, ready to be sent again: the JSON as bytes, the headers but the request id

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
+import type { RouteResult } from '../api/api-route.js'
+import type { AccessClaims } from '../auth/access-tokens.js'
 import type { TenantEntry } from '../tenants/tenant-registry.js'
-import type { AccessClaims } from './access-tokens.js'
-import type { RouteResult } from './api-route.js'
 
 /** What the middleware of a request learns and hands on (hono's context variables). */
 export type AppEnv = {

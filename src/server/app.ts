@@ -1,4 +1,14 @@
 import { type ErrorHandler, type Handler, Hono, type MiddlewareHandler } from 'hono'
+import type { ApiRoute } from '../api/api-route.js'
+import { apiRoutes } from '../api/api-routes.js'
+import {
+  type JwksSource,
+  jwksTokenVerifier,
+  localTokenVerifier,
+  rememberVerified,
+  type TokenVerifier,
+} from '../auth/access-tokens.js'
+import { loadOrCreateSigningKey, type SigningKey } from '../auth/signing-key.js'
 import type { StrictCheck } from '../entities/skill-event-store.js'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { hasBacklog } from '../events/delivery-log.js'
@@ -16,16 +26,7 @@ import { LIMITS } from '../schemas/limits.js'
 import { ServerOrigin } from '../schemas/server.js'
 import { REGIONS } from '../schemas/tenant-settings.js'
 import type { WebhookDeliverySettings } from '../schemas/webhooks.js'
-import {
-  type JwksSource,
-  jwksTokenVerifier,
-  localTokenVerifier,
-  rememberVerified,
-  type TokenVerifier,
-} from './access-tokens.js'
 import { AnswerCache, DEFAULT_RESPONSE_CACHE_BYTES } from './answer-cache.js'
-import type { ApiRoute } from './api-route.js'
-import { apiRoutes } from './api-routes.js'
 import { type AppEnv, baseUrlAt, idHeader } from './app-env.js'
 import { asSkillhouseError, errorResponse } from './http-io.js'
 import { KeptAnswerLane } from './kept-answer-lane.js'
@@ -37,7 +38,6 @@ import { requestLogging } from './middleware/request-logging.js'
 import { ProfileWorker } from './profile-worker.js'
 import { type Logger, stderrLogger } from './request-log.js'
 import { type RouteServices, routeHandler } from './route-handler.js'
-import { loadOrCreateSigningKey, type SigningKey } from './signing-key.js'
 import { TenantPool } from './tenant-pool.js'
 import { serveTokenEndpoint } from './token-endpoint.js'
 

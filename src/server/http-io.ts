@@ -1,5 +1,5 @@
-import { classifyIssues, inputError } from '../entities/input-issues.js'
 import { errors, isSkillhouseError, type SkillhouseError } from '../errors/skillhouse-error.js'
+import { classifyIssues, inputError } from '../schemas/input-issues.js'
 import { ZodError } from '../vendor/zod.js'
 
 /**

@@ -1,5 +1,5 @@
-import { allExternalIds, existingIds } from '../entities/record-check.js'
 import type { EmployeeLookup } from '../entities/skill-event-store.js'
+import { allExternalIds, existingIds } from '../records/record-check.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 
 /** A lookup of all ids again this soon after the last is not worth it: SQL answers meanwhile (ms). */

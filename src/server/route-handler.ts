@@ -1,13 +1,13 @@
 import type { Context, Handler } from 'hono'
+import { type ApiRoute, answeredStatus, type RouteContext } from '../api/api-route.js'
+import { queryParameterCheck } from '../api/query-parameters.js'
 import type { StrictCheck } from '../entities/skill-event-store.js'
 import { errors, SkillhouseError } from '../errors/skillhouse-error.js'
 import { strictCheck } from '../profiles/strict-check.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
-import { type ApiRoute, answeredStatus, type RouteContext } from './api-route.js'
 import { type AppEnv, idHeader } from './app-env.js'
 import { jsonResponse, readJson } from './http-io.js'
 import { KnownEmployees } from './known-employees.js'
-import { queryParameterCheck } from './query-parameters.js'
 import type { TenantPool } from './tenant-pool.js'
 
 /** What the routes' handlers work with, shared by every request of an app. */

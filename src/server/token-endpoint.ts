@@ -1,9 +1,9 @@
 import type { Context, Hono } from 'hono'
+import { issueClientToken, type TokenRequest } from '../auth/oauth-clients.js'
+import type { SigningKey } from '../auth/signing-key.js'
 import { errors } from '../errors/skillhouse-error.js'
 import { type AppEnv, idHeader } from './app-env.js'
 import { jsonResponse, mediaType, readText } from './http-io.js'
-import { issueClientToken, type TokenRequest } from './oauth-clients.js'
-import type { SigningKey } from './signing-key.js'
 import type { TenantPool } from './tenant-pool.js'
 
 /**

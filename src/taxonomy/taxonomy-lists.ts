@@ -1,5 +1,5 @@
-import { parseQuery } from '../entities/input-issues.js'
 import { PageQuery } from '../schemas/common.js'
+import { parseQuery } from '../schemas/input-issues.js'
 import type { ExternalVendor } from '../schemas/vendors.js'
 import { type PagedTable, pageIds } from '../store/taxonomy/page-ids.js'
 import type { TaxonomyGetOptions } from './taxonomy-entity.js'

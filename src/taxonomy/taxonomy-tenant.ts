@@ -1,6 +1,6 @@
 import type { z } from 'zod'
-import { classifyIssues } from '../entities/input-issues.js'
 import { errors } from '../errors/skillhouse-error.js'
+import { classifyIssues } from '../schemas/input-issues.js'
 import type { TenantSettings } from '../schemas/tenant-settings.js'
 import { type ExternalVendor, VENDORS } from '../schemas/vendors.js'
 import type { TenantDatabase } from '../store/tenant-database.js'

@@ -56,7 +56,7 @@ export async function createTenant(options: CreateTenantOptions): Promise<Create
   })
   if (!parsed.success) {
     throw errors.unprocessable(
-      parsed.error.issues.map((issue) => `${flagName(issue.path)}: ${issue.message}`),
+      parsed.error.issues.map((issue) => `${fieldName(issue.path)}: ${issue.message}`),
     )
   }
   const settings = parsed.data
@@ -114,7 +114,7 @@ function checkVendorLanguages(settings: TenantSettingsType): void {
   )
   if (vendorAOnly.length > 0 && !settings.vendors.includes('vendor_a')) {
     throw errors.unprocessable(
-      `--language ${vendorAOnly.join(', ')}: only vendor_a's vocabulary has ${vendorAOnly.length > 1 ? 'these languages' : 'this language'}; add --vendor vendor_a, or choose from ${DEFAULT_VOCAB_LANGUAGES.join(', ')}`,
+      `\`languages\` ${vendorAOnly.join(', ')}: only vendor_a's vocabulary has ${vendorAOnly.length > 1 ? 'these languages' : 'this language'}; add \`vendors\` vendor_a, or choose from ${DEFAULT_VOCAB_LANGUAGES.join(', ')}`,
     )
   }
 }
@@ -156,7 +156,7 @@ export async function updateOpenTenant(
     })
     if (!parsed.success) {
       throw errors.unprocessable(
-        parsed.error.issues.map((issue) => `${flagName(issue.path)}: ${issue.message}`),
+        parsed.error.issues.map((issue) => `${fieldName(issue.path)}: ${issue.message}`),
       )
     }
     checkVendorLanguages(parsed.data)
@@ -337,8 +337,4 @@ export async function tenantState(database: TenantDatabase): Promise<TenantState
 }
 
 const unique = <T>(values: T[]) => [...new Set(values)]
-const flagName = (path: PropertyKey[]) =>
-  `--${String(path[0] ?? 'value')
-    .replace('model_configuration', 'model-config')
-    .replace('vendors', 'vendor')
-    .replace('languages', 'language')}`
+const fieldName = (path: PropertyKey[]) => `\`${String(path[0] ?? 'value')}\``

@@ -20,11 +20,11 @@ import { errors } from '../errors/skillhouse-error.js'
 
 /**
  * Makes the output folder `path` (and its parents) unless it is there; a file in its place is a
- * 400 naming `flag` (it was a raw EEXIST).
+ * 400 naming its `field` (it was a raw EEXIST).
  */
-export function ensureFolder(path: string, flag: string): void {
+export function ensureFolder(path: string, field: string): void {
   if (existsSync(path) && !statSync(path).isDirectory())
-    throw errors.badRequest(`${flag} ${path}: is a file; name a folder (it is made when missing)`)
+    throw errors.badRequest(`\`${field}\` ${path}: is a file; name a folder (it is made when missing)`)
   mkdirSync(path, { recursive: true })
 }
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import autocannon from 'autocannon'
-import { mintLocalToken } from '../../src/server/oauth-clients.js'
+import { mintLocalToken } from '../../src/auth/oauth-clients.js'
 import { startServe } from '../events/serve-process.js'
 import type { BenchResult } from './bench-result.js'
 import { benchSkillEvent, benchTenant } from './bench-tenant.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ENTITY_COLLECTIONS, entityCollection } from '../../src/entities/entity-collections.js'
-import { ENTITY_KINDS } from '../../src/ingest/entity-kinds.js'
+import { ENTITY_KINDS } from '../../src/records/entity-kinds.js'
 
 describe('the entity collections of the resource pattern', () => {
   it('finds a collection by its path below the base URL, and nothing else', () => {

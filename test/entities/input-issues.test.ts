@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { parseBody } from '../../src/entities/input-issues.js'
 import { SkillhouseError } from '../../src/errors/skillhouse-error.js'
 import { SkillEvent } from '../../src/schemas/index.js'
+import { parseBody } from '../../src/schemas/input-issues.js'
 
 /** The error `parseBody` throws for a working_history event with `content`. */
 function refusal(content: unknown): SkillhouseError {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { fastParseOf } from '../../src/ingest/fast-parse.js'
+import { fastParseOf } from '../../src/records/fast-parse.js'
 import { Employee, SkillEventRow } from '../../src/schemas/index.js'
 
 const valid = {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mockDocument } from '../../src/openapi/prism-mock.js'
+import { mockDocument } from '../../src/mock/prism-mock.js'
 import {
   PRISM_ERROR_TYPE,
   PRISM_VIOLATIONS,
@@ -11,7 +11,7 @@ import {
   type RunningProxy,
   startProxy,
   violationsOf,
-} from '../../src/openapi/prism-proxy.js'
+} from '../../src/mock/prism-proxy.js'
 import { CUSTOM_PROPERTY_ENTITY_TYPES, VACANCY_MATCH_INCLUDES } from '../../src/schemas/index.js'
 import type { RunningServer } from '../../src/server/start-server.js'
 import { initialiseTenant } from '../../src/tenants/initialise-tenant.js'

@@ -1,8 +1,8 @@
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { describe, expect, it } from 'vitest'
-import { STALE_MESSAGE } from '../../src/openapi/write-examples.js'
 import { projectRoot } from '../../src/util/project-paths.js'
+import { STALE_MESSAGE } from '../../tools/write-examples.js'
 
 describe('the examples of the OpenAPI document', () => {
   it('are what the code answers now on the demo tenant', async () => {
@@ -10,7 +10,7 @@ describe('the examples of the OpenAPI document', () => {
     // its check mode: it compares with fixtures/openapi/examples.json byte for byte.
     const check = await execa(
       'node',
-      [join(projectRoot(), 'dist', 'src', 'openapi', 'write-examples.js'), '--check'],
+      [join(projectRoot(), 'dist', 'tools', 'write-examples.js'), '--check'],
       {
         reject: false,
         cwd: projectRoot(),

@@ -1,10 +1,10 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEMO_AS_OF } from '../../src/openapi/example-run.js'
+import { type RunningMock, startMock } from '../../src/mock/prism-mock.js'
 import { loadExamples, type OperationExample } from '../../src/openapi/examples-file.js'
-import { type RunningMock, startMock } from '../../src/openapi/prism-mock.js'
 import { runDemo } from '../../src/pipeline/demo-tenant.js'
 import type { RunningServer } from '../../src/server/start-server.js'
+import { DEMO_AS_OF } from '../../tools/example-run.js'
 import { tempDir } from '../helpers/temp-tenant.js'
 import { call, startTestServer, tokenFor } from '../server/server-helpers.js'
 

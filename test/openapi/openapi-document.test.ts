@@ -1,13 +1,13 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkExamples } from '../../src/openapi/example-run.js'
+import { apiRoutes } from '../../src/api/api-routes.js'
+import { QUERY_EXAMPLES } from '../../src/mock/prism-mock.js'
 import { loadExamples } from '../../src/openapi/examples-file.js'
 import { type OpenApiDocument, openApiDocument, routeDocs } from '../../src/openapi/openapi-document.js'
-import { QUERY_EXAMPLES } from '../../src/openapi/prism-mock.js'
 import { CLOUD_EVENT_TYPES, HEALTH_CHECK_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../src/schemas/index.js'
-import { apiRoutes } from '../../src/server/api-routes.js'
 import { createApp, type SkillhouseApp } from '../../src/server/app.js'
 import { silentLogger } from '../../src/server/request-log.js'
+import { checkExamples } from '../../tools/example-run.js'
 import { runCli, tempDir } from '../helpers/temp-tenant.js'
 
 const METHODS = ['get', 'post', 'patch', 'delete', 'put'] as const

@@ -2,9 +2,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { matchAllEmployees, matchVacancies } from '../../src/matching/match-vacancies.js'
 import type { VacancyMatchingResponse } from '../../src/matching/vacancy-match-schema.js'
-import { DEMO_AS_OF } from '../../src/openapi/example-run.js'
 import { DEMO_TENANT, runDemo } from '../../src/pipeline/demo-tenant.js'
 import { withTenant } from '../../src/tenants/tenant-service.js'
+import { DEMO_AS_OF } from '../../tools/example-run.js'
 import { tempDir } from '../helpers/temp-tenant.js'
 
 describe('the demo tenant', () => {

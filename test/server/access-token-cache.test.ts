@@ -5,8 +5,8 @@ import {
   mintAccessToken,
   rememberVerified,
   type TokenVerifier,
-} from '../../src/server/access-tokens.js'
-import { loadOrCreateSigningKey } from '../../src/server/signing-key.js'
+} from '../../src/auth/access-tokens.js'
+import { loadOrCreateSigningKey } from '../../src/auth/signing-key.js'
 import { tempDir } from '../helpers/temp-tenant.js'
 
 describe('remembering verified access tokens', () => {

@@ -94,7 +94,7 @@ describe('review findings: the HTTP server', () => {
 
   // Robustness / conformance. Section 7: invalid field data is a 422 (a 400 on 4.1, which lists no
   // 422). An unpaired surrogate escape ("\udc00") is refused with a 422 naming the field on every
-  // entity of the resource pattern and on skill events (src/ingest/row-check.ts), but the taxonomy
+  // entity of the resource pattern and on skill events (src/records/row-check.ts), but the taxonomy
   // create operations pass it to DuckDB, whose JSON cast of the change details fails: 500.
   it('answers a taxonomy name holding an unpaired surrogate with 400/422 naming the field, not 500', async () => {
     const bodies: [string, string, string][] = [
@@ -125,7 +125,7 @@ describe('review findings: the HTTP server', () => {
   // Data integrity. The same unpaired surrogate in a PATCH of a domain, in a skill description or
   // in a custom property definition's name is not refused: it is stored silently replaced by
   // U+FFFD, so the record read back is not what the client sent and was acknowledged with 204.
-  // Entities refuse it with 422 (src/ingest/row-check.ts); these paths should too.
+  // Entities refuse it with 422 (src/records/row-check.ts); these paths should too.
   it('refuses an unpaired surrogate in a taxonomy PATCH, a skill description and a property name instead of storing U+FFFD', async () => {
     expect(
       (await send('POST', '/taxonomy/domains', { external_id: 'sur-patch', domain_name: 'Fine' })).status,

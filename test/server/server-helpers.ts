@@ -1,5 +1,5 @@
-import type { Scope } from '../../src/server/access-tokens.js'
-import { mintLocalToken } from '../../src/server/oauth-clients.js'
+import type { Scope } from '../../src/auth/access-tokens.js'
+import { mintLocalToken } from '../../src/auth/oauth-clients.js'
 import { type LogEntry, silentLogger } from '../../src/server/request-log.js'
 import { type RunningServer, type ServerOptions, startServer } from '../../src/server/start-server.js'
 

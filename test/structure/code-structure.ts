@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import ts from 'typescript'
 
@@ -17,7 +17,7 @@ export interface FunctionLength {
 
 export const MAX_FUNCTION_LINES = 80
 
-const SOURCE_FOLDERS = ['src', 'commands']
+const SOURCE_FOLDERS = ['src', 'commands', 'tools']
 
 /** The TypeScript sources under `src/` and `commands/` of `root`, relative to it. */
 export function sourceFiles(root: string): string[] {
@@ -29,7 +29,7 @@ export function sourceFiles(root: string): string[] {
       else if (path.endsWith('.ts') && !path.endsWith('.d.ts')) files.push(relative(root, path))
     }
   }
-  for (const folder of SOURCE_FOLDERS) walk(join(root, folder))
+  for (const folder of SOURCE_FOLDERS) if (existsSync(join(root, folder))) walk(join(root, folder))
   return files.sort()
 }
 
@@ -132,6 +132,41 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
 }
 
 /** Files and lines per folder, largest folders first. */
+/**
+ * The folder a file belongs to for the layering rule: a top folder of `src/` (its subfolders
+ * included, `src/api/routes/` is `src/api`), else the top folder (`commands`, `tools`).
+ */
+export function folderOf(file: string): string {
+  const parts = file.split('/')
+  return parts[0] === 'src' && parts.length > 2 ? `${parts[0]}/${parts[1]}` : (parts[0] as string)
+}
+
+/** The imports between folders: folder to the folders its files import (type-only imports count). */
+export function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>()
+  for (const [file, imports] of graph) {
+    const from = folderOf(file)
+    const targets = folders.get(from) ?? new Set<string>()
+    folders.set(from, targets)
+    for (const imported of imports) if (folderOf(imported) !== from) targets.add(folderOf(imported))
+  }
+  return new Map([...folders].map(([folder, targets]) => [folder, [...targets].sort()]))
+}
+
+/** For each import between two folders of a loop, the files that make it: `a -> b: a/x.ts -> b/y.ts`. */
+export function folderLoopImports(graph: Map<string, string[]>, loop: string[]): string[] {
+  const members = new Set(loop)
+  const lines: string[] = []
+  for (const [file, imports] of graph)
+    for (const imported of imports) {
+      const from = folderOf(file)
+      const to = folderOf(imported)
+      if (from !== to && members.has(from) && members.has(to))
+        lines.push(`${from} -> ${to}: ${file} -> ${imported}`)
+    }
+  return lines.sort()
+}
+
 export function folderMap(root: string): { folder: string; files: number; lines: number }[] {
   const folders = new Map<string, { files: number; lines: number }>()
   for (const file of sourceFiles(root)) {

@@ -1,6 +1,8 @@
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
+  folderGraph,
+  folderLoopImports,
   folderMap,
   functionLengths,
   importCycles,
@@ -26,3 +28,8 @@ for (const { file, line, name, lines } of long)
 const cycles = importCycles(importGraph(root))
 console.log(`\nImport cycles: ${cycles.length}`)
 for (const cycle of cycles) console.log(`  ${cycle.join(' <-> ')}`)
+
+const loops = importCycles(folderGraph(importGraph(root)))
+console.log(`\nLoops between folders: ${loops.length}`)
+for (const loop of loops)
+  for (const line of folderLoopImports(importGraph(root), loop)) console.log(`  ${line}`)

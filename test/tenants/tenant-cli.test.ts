@@ -16,6 +16,30 @@ const listed = async (dataDir: string) =>
   ) as TenantSummary[]
 
 describe('vendors and languages of a tenant', () => {
+  // The library names a setting by its field (`languages`, `name`); the command shows it as the
+  // flag or argument the user typed.
+  it('names the flag or argument of a refused setting, as typed', async () => {
+    const dataDir = join(temp.dir, 'refused')
+    const badName = await runCli(['tenant', 'create', 'Acme Corp', '--region', 'eu', '--data-dir', dataDir])
+    expect(badName.exitCode).toBe(2)
+    expect(String(badName.stderr)).toMatch(/^error: NAME: must be lower-case letters/m)
+    const vendorA = await runCli([
+      'tenant',
+      'create',
+      'acme',
+      '--region',
+      'eu',
+      '--language',
+      'ja',
+      '--data-dir',
+      dataDir,
+    ])
+    expect(vendorA.exitCode).toBe(2)
+    expect(String(vendorA.stderr)).toContain(
+      "error: --language ja: only vendor_a's vocabulary has this language; add --vendor vendor_a",
+    )
+  })
+
   // `tenant create --language es --vendor vendor_a` left only `es`: `de`, a language of the
   // default vocabulary (2.1), was refused afterwards.
   it('adds --language to the default vocabulary languages at creation', async () => {

@@ -58,13 +58,13 @@ describe('createTenant', () => {
     expect(error.status).toBe(409)
   })
 
-  it('names the flag of a bad setting with a 422, and leaves no database behind', async () => {
+  it('names the field of a bad setting with a 422, and leaves no database behind', async () => {
     const dataDir = join(temp.dir, 'bad')
     const error = await failure(() => createTenant({ dataDir, name: 'Acme Corp', region: 'eu' }))
     expect(error.status).toBe(422)
-    expect(error.message).toMatch(/^--name: must be lower-case letters/)
+    expect(error.message).toMatch(/^`name`: must be lower-case letters/)
     const region = await failure(() => createTenant({ dataDir, name: 'acme', region: 'mars' }))
-    expect(region.message).toMatch(/^--region: /)
+    expect(region.message).toMatch(/^`region`: /)
     expect(existsSync(tenantDatabaseFile(dataDir, 'acme'))).toBe(false)
   })
 
@@ -74,7 +74,7 @@ describe('createTenant', () => {
       createTenant({ dataDir, name: 'acme', region: 'eu', languages: ['ja'] }),
     )
     expect(error.status).toBe(422)
-    expect(error.message).toContain("only vendor_a's vocabulary has this language; add --vendor vendor_a")
+    expect(error.message).toContain("only vendor_a's vocabulary has this language; add `vendors` vendor_a")
   })
 
   it('removes the database it was building when initialising fails', async () => {

@@ -31,18 +31,18 @@ describe('writeFileAtomic', () => {
 describe('ensureFolder', () => {
   it('makes a folder with its parents, and refuses a file in its place with a 400 naming the flag', () => {
     const nested = join(temp.dir, 'out', 'deeper')
-    ensureFolder(nested, '--out')
+    ensureFolder(nested, 'out')
     expect(existsSync(nested)).toBe(true)
     const file = join(temp.dir, 'plain-file')
     writeFileSync(file, '')
     try {
-      ensureFolder(file, '--out')
+      ensureFolder(file, 'out')
       expect.unreachable()
     } catch (error) {
       expect(error).toBeInstanceOf(SkillhouseError)
       expect((error as SkillhouseError).status).toBe(400)
       expect((error as Error).message).toBe(
-        `--out ${file}: is a file; name a folder (it is made when missing)`,
+        `\`out\` ${file}: is a file; name a folder (it is made when missing)`,
       )
     }
   })

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono'
+import { type ApiRoute, routeScope } from '../../api/api-route.js'
+import type { AccessClaims, TokenVerifier } from '../../auth/access-tokens.js'
 import { errors } from '../../errors/skillhouse-error.js'
 import type { TenantEntry } from '../../tenants/tenant-registry.js'
-import type { AccessClaims, TokenVerifier } from '../access-tokens.js'
-import { type ApiRoute, routeScope } from '../api-route.js'
 import { type AppEnv, baseUrlAt } from '../app-env.js'
 
 export interface AuthenticationOptions {

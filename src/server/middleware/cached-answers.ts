@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
+import { type ApiRoute, routeScope } from '../../api/api-route.js'
 import type { AnswerCache } from '../answer-cache.js'
-import { type ApiRoute, routeScope } from '../api-route.js'
 import { type AppEnv, idHeader } from '../app-env.js'
 
 /**

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler, NotFoundHandler } from 'hono'
+import type { Method } from '../../api/api-route.js'
 import { errors, type SkillhouseError } from '../../errors/skillhouse-error.js'
-import type { Method } from '../api-route.js'
 import { type AppEnv, idHeader } from '../app-env.js'
 import { errorResponse } from '../http-io.js'
 

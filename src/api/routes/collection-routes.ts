@@ -6,16 +6,6 @@ import {
   listEntities,
   updateEntity,
 } from '../../entities/entity-store.js'
-import {
-  BASE_ERRORS,
-  BODY_ERRORS,
-  emptySuccess,
-  errorsOf,
-  idParam,
-  jsonSuccess,
-  type TagName,
-  words,
-} from '../../openapi/route-docs.js'
 import { PageQuery, pageOf } from '../../schemas/common.js'
 import {
   Company,
@@ -28,6 +18,16 @@ import {
 } from '../../schemas/entities.js'
 import { z } from '../../vendor/zod.js'
 import type { ApiRoute, RouteContext } from '../api-route.js'
+import {
+  BASE_ERRORS,
+  BODY_ERRORS,
+  emptySuccess,
+  errorsOf,
+  idParam,
+  jsonSuccess,
+  type TagName,
+  words,
+} from '../route-docs.js'
 import { noContent, ok } from './route-answers.js'
 
 interface CollectionDoc {

@@ -1,11 +1,11 @@
-import { parseBody, parseQuery } from '../entities/input-issues.js'
+import { type ApiRoute, answeredStatus } from '../api/api-route.js'
+import { apiRoutes } from '../api/api-routes.js'
+import { type QueryParameterCheck, queryParameterCheck } from '../api/query-parameters.js'
 import { errors, isSkillhouseError, type SkillhouseError } from '../errors/skillhouse-error.js'
+import { parseBody, parseQuery } from '../schemas/input-issues.js'
 import { LIMITS } from '../schemas/limits.js'
-import { type ApiRoute, answeredStatus } from '../server/api-route.js'
-import { apiRoutes } from '../server/api-routes.js'
 import { readJson } from '../server/http-io.js'
 import { MethodGuard } from '../server/middleware/method-guard.js'
-import { type QueryParameterCheck, queryParameterCheck } from '../server/query-parameters.js'
 import { z } from '../vendor/zod.js'
 
 /**

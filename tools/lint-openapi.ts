@@ -3,8 +3,8 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { execa } from 'execa'
-import { projectRoot } from '../util/project-paths.js'
-import { writeOpenApiDocument } from './openapi-document.js'
+import { writeOpenApiDocument } from '../src/openapi/openapi-document.js'
+import { projectRoot } from '../src/util/project-paths.js'
 
 /**
  * `npm run lint:openapi`: generates the document into a temporary file and lints it with Spectral's

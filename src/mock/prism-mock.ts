@@ -1,12 +1,12 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { errors, isSkillhouseError, type SkillhouseError } from '../errors/skillhouse-error.js'
+import { ApiReference, redirect } from '../openapi/api-reference.js'
+import { type OpenApiDocument, openApiDocument } from '../openapi/openapi-document.js'
 import { LIMITS } from '../schemas/limits.js'
 import { REGIONS, Region, TenantName } from '../schemas/tenant-settings.js'
 import { z } from '../vendor/zod.js'
-import { ApiReference, redirect } from './api-reference.js'
 import { MockRequests } from './mock-requests.js'
-import { type OpenApiDocument, openApiDocument } from './openapi-document.js'
 import { type RunningPrism, startPrism } from './prism-process.js'
 
 /**

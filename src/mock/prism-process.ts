@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
+import { type OpenApiDocument, writeOpenApiDocument } from '../openapi/openapi-document.js'
 import { projectRoot } from '../util/project-paths.js'
-import { type OpenApiDocument, writeOpenApiDocument } from './openapi-document.js'
 
 /** A Prism process started by `startPrism` (`skillhouse mock`, or the proxy of the contract test). */
 export interface RunningPrism {
@@ -45,7 +45,7 @@ const UNOWNED_STALE_MS = 3_600_000
  */
 function watchdogScript(): string {
   const beside = fileURLToPath(new URL('./prism-watchdog.js', import.meta.url))
-  return existsSync(beside) ? beside : join(projectRoot(), 'dist', 'src', 'openapi', 'prism-watchdog.js')
+  return existsSync(beside) ? beside : join(projectRoot(), 'dist', 'src', 'mock', 'prism-watchdog.js')
 }
 
 const alive = (pid: unknown): boolean => {

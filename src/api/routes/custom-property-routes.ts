@@ -1,11 +1,3 @@
-import {
-  BASE_ERRORS,
-  BODY_ERRORS,
-  emptySuccess,
-  errorsOf,
-  jsonSuccess,
-  pascal,
-} from '../../openapi/route-docs.js'
 import { CUSTOM_PROPERTY_ENTITY_TYPES, CustomPropertyDefinition } from '../../schemas/custom-properties.js'
 import {
   createCustomPropertyDefinition,
@@ -13,6 +5,7 @@ import {
 } from '../../taxonomy/taxonomy-operations.js'
 import { z } from '../../vendor/zod.js'
 import type { ApiRoute } from '../api-route.js'
+import { BASE_ERRORS, BODY_ERRORS, emptySuccess, errorsOf, jsonSuccess, pascal } from '../route-docs.js'
 import { checked, noContent, ok } from './route-answers.js'
 
 /** `GET` and `POST /{entity_type}/custom_properties` (4.8) for every entity type of 2.9. */

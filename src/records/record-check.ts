@@ -1,12 +1,12 @@
 import { errors } from '../errors/skillhouse-error.js'
-import type { EntityKind, Reference, ReferenceTarget } from '../ingest/entity-kinds.js'
-import { loadDefinitions } from '../ingest/reference-index.js'
-import { checkRow, type ReferenceLookup } from '../ingest/row-check.js'
 import type { PropertyType } from '../schemas/custom-properties.js'
+import { parseBody } from '../schemas/input-issues.js'
 import type { TenantSettings } from '../schemas/tenant-settings.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { listValue } from '../vendor/duckdb.js'
-import { parseBody } from './input-issues.js'
+import type { EntityKind, Reference, ReferenceTarget } from './entity-kinds.js'
+import { loadDefinitions } from './reference-index.js'
+import { checkRow, type ReferenceLookup } from './row-check.js'
 
 /** What checking and storing one record needs of a tenant. */
 export interface EntityTenant {

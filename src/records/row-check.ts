@@ -5,7 +5,12 @@ import { supportsModernEvents, type TenantSettings } from '../schemas/tenant-set
 import { MALFORMED_TEXT, malformedText } from '../util/malformed-text.js'
 import type { EntityKind, Reference, ReferenceTarget } from './entity-kinds.js'
 import { fastParseOf } from './fast-parse.js'
-import type { Problem } from './rejects.js'
+
+/** What is wrong with one field of a record. */
+export interface Problem {
+  field: string
+  reason: string
+}
 
 /** Looks up whether an external_id exists for a reference target. */
 export interface ReferenceLookup {

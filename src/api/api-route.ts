@@ -1,7 +1,7 @@
+import type { Scope } from '../auth/access-tokens.js'
 import type { EmployeeLookup, StrictCheck } from '../entities/skill-event-store.js'
-import type { RouteDoc } from '../openapi/route-docs.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
-import type { Scope } from './access-tokens.js'
+import type { RouteDoc } from './route-docs.js'
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 

@@ -1,16 +1,4 @@
 import type { z } from 'zod'
-import {
-  BASE_ERRORS,
-  BODY_ERRORS,
-  emptySuccess,
-  errorsOf,
-  idParam,
-  jsonSuccess,
-  TaxonomyGetQuery,
-  VendorOnly,
-  VocabLanguageQuery,
-  words,
-} from '../../openapi/route-docs.js'
 import { PageQuery, pageOf } from '../../schemas/common.js'
 import {
   CollectionMetric,
@@ -61,6 +49,18 @@ import {
 import { vocabularyLanguages } from '../../taxonomy/vocabulary-languages.js'
 import type { OpenTenant } from '../../tenants/tenant-service.js'
 import type { ApiRoute, RouteContext } from '../api-route.js'
+import {
+  BASE_ERRORS,
+  BODY_ERRORS,
+  emptySuccess,
+  errorsOf,
+  idParam,
+  jsonSuccess,
+  TaxonomyGetQuery,
+  VendorOnly,
+  VocabLanguageQuery,
+  words,
+} from '../route-docs.js'
 import { checked, noContent, ok, vendorOf } from './route-answers.js'
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { parseBody } from '../../entities/input-issues.js'
+import { parseBody } from '../../schemas/input-issues.js'
 import type { RouteContext, RouteResult } from '../api-route.js'
 
 /** A 200 answer of `value` as JSON. */

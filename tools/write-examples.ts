@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { writeFileAtomic } from '../util/atomic-file.js'
+import { examplesPath, examplesText } from '../src/openapi/examples-file.js'
+import { writeFileAtomic } from '../src/util/atomic-file.js'
 import { collectExamples } from './example-run.js'
-import { examplesPath, examplesText } from './examples-file.js'
 
 /**
  * `npm run examples`: collects the examples (example-run.ts) and writes fixtures/openapi/examples.json.

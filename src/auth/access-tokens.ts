@@ -104,21 +104,21 @@ export function jwksTokenVerifier(source: JwksSource): TokenVerifier {
     try {
       set = JSON.parse(readFileSync(source.jwksFile, 'utf8')) as JSONWebKeySet
     } catch (error) {
-      throw errors.badRequest(`--jwks-file ${source.jwksFile}: ${(error as Error).message}`)
+      throw errors.badRequest(`\`jwks_file\` ${source.jwksFile}: ${(error as Error).message}`)
     }
     if (!Array.isArray(set?.keys))
-      throw errors.badRequest(`--jwks-file ${source.jwksFile}: has no "keys" list`)
+      throw errors.badRequest(`\`jwks_file\` ${source.jwksFile}: has no "keys" list`)
     keys = createLocalJWKSet(set)
   } else if (source.jwksUrl) {
     let url: URL
     try {
       url = new URL(source.jwksUrl)
     } catch {
-      throw errors.badRequest(`--jwks-url ${source.jwksUrl} is not a URL`)
+      throw errors.badRequest(`\`jwks_url\` ${source.jwksUrl} is not a URL`)
     }
     keys = createRemoteJWKSet(url)
   } else {
-    throw errors.badRequest('name the external key set with --jwks-file or --jwks-url')
+    throw errors.badRequest('name the external key set with `jwks_file` or `jwks_url`')
   }
   const options = {
     ...(source.issuer ? { issuer: source.issuer } : {}),

@@ -1,12 +1,4 @@
 import {
-  BASE_ERRORS,
-  errorsOf,
-  idParam,
-  jsonSuccess,
-  ProfileQuery,
-  VocabLanguageQuery,
-} from '../../openapi/route-docs.js'
-import {
   type JobFamilyProfileQuery as JobFamilyProfileOptions,
   JobFamilyProfileQuery,
   readJobFamilyProfile,
@@ -17,6 +9,14 @@ import { DEFAULT_VENDOR } from '../../schemas/vendors.js'
 import { requireVendor } from '../../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../../taxonomy/vocabulary-languages.js'
 import type { ApiRoute } from '../api-route.js'
+import {
+  BASE_ERRORS,
+  errorsOf,
+  idParam,
+  jsonSuccess,
+  ProfileQuery,
+  VocabLanguageQuery,
+} from '../route-docs.js'
 import { ok, queryOf, vendorOf } from './route-answers.js'
 
 /** The skill profiles of 4.12 and 4.13: employees, jobs, courses and job families. */

@@ -176,7 +176,9 @@ export async function mintLocalToken(
   expiresIn = 900,
 ): Promise<LocalToken> {
   if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 86_400) {
-    throw errors.unprocessable(`--expires-in ${expiresIn}: must be a whole number of seconds from 1 to 86400`)
+    throw errors.unprocessable(
+      `\`expires_in\` ${expiresIn}: must be a whole number of seconds from 1 to 86400`,
+    )
   }
   const entry = TenantRegistry.load(dataDir).pick(tenant)
   const granted = SCOPES.filter((scope) => (scopes.length ? scopes.includes(scope) : true))

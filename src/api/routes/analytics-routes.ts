@@ -2,15 +2,6 @@ import { getJobChangePreview, previewJobChange } from '../../analytics/job-chang
 import { exportOrganisation, orgExportJson } from '../../analytics/org-export.js'
 import { skillGap } from '../../analytics/skill-gap.js'
 import {
-  BASE_ERRORS,
-  BODY_ERRORS,
-  emptySuccess,
-  errorsOf,
-  idParam,
-  jsonSuccess,
-  ProfileQuery,
-} from '../../openapi/route-docs.js'
-import {
   JobChangePreview,
   JobChangePreviewRequest,
   JobChangePreviewResponse,
@@ -22,6 +13,15 @@ import { ExternalId } from '../../schemas/common.js'
 import { SkillEvent, SkillEventQuery } from '../../schemas/skill-events.js'
 import { z } from '../../vendor/zod.js'
 import type { ApiRoute } from '../api-route.js'
+import {
+  BASE_ERRORS,
+  BODY_ERRORS,
+  emptySuccess,
+  errorsOf,
+  idParam,
+  jsonSuccess,
+  ProfileQuery,
+} from '../route-docs.js'
 import type { SkillEventBatcher } from '../skill-event-batcher.js'
 import { noContent, ok, vendorOf } from './route-answers.js'
 

@@ -7,7 +7,6 @@ import {
   removeSubscription,
   replayDeliveries,
 } from '../../events/webhook-subscriptions.js'
-import { BASE_ERRORS, BODY_ERRORS, emptySuccess, errorsOf, jsonSuccess } from '../../openapi/route-docs.js'
 import {
   WebhookDeliveryPage,
   WebhookDeliveryQuery,
@@ -19,6 +18,7 @@ import {
 } from '../../schemas/webhooks.js'
 import { z } from '../../vendor/zod.js'
 import type { ApiRoute, RouteContext } from '../api-route.js'
+import { BASE_ERRORS, BODY_ERRORS, emptySuccess, errorsOf, jsonSuccess } from '../route-docs.js'
 import { queryOf } from './route-answers.js'
 
 /** The tenant behind the route's per-tenant lock, for the bookkeeping steps of a subscription. */

@@ -2,15 +2,6 @@ import { type JobMatchingQuery, matchJobs } from '../../matching/match-jobs.js'
 import { matchVacancies } from '../../matching/match-vacancies.js'
 import { VacancyMatchingQuery, VacancyMatchingResponse } from '../../matching/vacancy-match-schema.js'
 import {
-  BASE_ERRORS,
-  BODY_ERRORS,
-  errorsOf,
-  idParam,
-  jsonSuccess,
-  VendorQuery,
-  VocabLanguageQuery,
-} from '../../openapi/route-docs.js'
-import {
   JobMatchingRequest,
   JobMatchingResponse,
   ResponseFormat,
@@ -18,6 +9,15 @@ import {
 } from '../../schemas/matching.js'
 import { z } from '../../vendor/zod.js'
 import type { ApiRoute } from '../api-route.js'
+import {
+  BASE_ERRORS,
+  BODY_ERRORS,
+  errorsOf,
+  idParam,
+  jsonSuccess,
+  VendorQuery,
+  VocabLanguageQuery,
+} from '../route-docs.js'
 import { ok, queryOf } from './route-answers.js'
 
 /**

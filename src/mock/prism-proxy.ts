@@ -1,4 +1,4 @@
-import type { OpenApiDocument } from './openapi-document.js'
+import type { OpenApiDocument } from '../openapi/openapi-document.js'
 import { mockDocument } from './prism-mock.js'
 import { type RunningPrism, startPrism } from './prism-process.js'
 

@@ -10,7 +10,7 @@ import { z } from '../vendor/zod.js'
 
 /**
  * The words the routes' documentation is written in: each route below a tenant's base URL
- * carries its own `RouteDoc` (src/server/routes/), built from the tags, error lists and query
+ * carries its own `RouteDoc` (src/api/routes/), built from the tags, error lists and query
  * schemas here; the document (openapi-document.ts) takes the method, the path, the scope and the
  * extra headers from the route objects themselves.
  */
