@@ -11,7 +11,12 @@ import {
   type VocabLanguage,
 } from '../schemas/vocabulary-languages.js'
 import { type CsvTable, type CsvTableReader, withCsvReader } from './csv-table.js'
-import { importVocabulary, type VocabularyEntities, type VocabularyEntrySkill } from './import-vocabulary.js'
+import {
+  importSummary,
+  importVocabulary,
+  type VocabularyEntities,
+  type VocabularyEntrySkill,
+} from './import-vocabulary.js'
 import {
   activateWithTenantUpdate,
   eventContextOf,
@@ -581,25 +586,5 @@ export async function importEsco(
     details: { files: vocabulary.files.map((file) => basename(file)), languages: vocabulary.languages },
     context: eventContextOf(tenant),
   })
-  return {
-    format: 'esco',
-    external_vendor: vendor,
-    custom: false,
-    files: vocabulary.files,
-    skipped: vocabulary.skipped,
-    languages: vocabulary.languages,
-    skills: diff.skills,
-    domains: diff.domains,
-    subdomains: diff.subdomains,
-    skill_clusters: diff.skill_clusters,
-    skill_changes: {
-      created: diff.created.length,
-      updated: diff.updated.length,
-      deleted: diff.deleted.length,
-    },
-    change_id: diff.change_id,
-    events: diff.events,
-    notes: vocabulary.notes,
-    seconds: (performance.now() - started) / 1000,
-  }
+  return importSummary('esco', vendor, false, vocabulary, diff, started)
 }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { errors } from '../errors/skillhouse-error.js'
-import { csvCellsToRecord } from '../ingest/csv-record.js'
+import { csvCellsToRecord } from '../records/csv-record.js'
 import { Skill } from '../schemas/taxonomy.js'
 import type { TaxonomyImportSummary } from '../schemas/taxonomy-operations.js'
 import type { ExternalVendor } from '../schemas/vendors.js'
@@ -13,6 +13,7 @@ import {
 } from '../schemas/vocabulary-languages.js'
 import { withCsvReader } from './csv-table.js'
 import {
+  importSummary,
   importVocabulary,
   type VocabularyEntities,
   type VocabularyEntrySkill,
@@ -235,25 +236,5 @@ export async function importSkillhouse(
     details: { files: vocabulary.files.map((file) => basename(file)) },
     context: eventContextOf(tenant),
   })
-  return {
-    format: 'skillhouse',
-    external_vendor: vendor,
-    custom: true,
-    files: vocabulary.files,
-    skipped: vocabulary.skipped,
-    languages: vocabulary.languages,
-    skills: diff.skills,
-    domains: diff.domains,
-    subdomains: diff.subdomains,
-    skill_clusters: diff.skill_clusters,
-    skill_changes: {
-      created: diff.created.length,
-      updated: diff.updated.length,
-      deleted: diff.deleted.length,
-    },
-    change_id: diff.change_id,
-    events: diff.events,
-    notes: [],
-    seconds: (performance.now() - started) / 1000,
-  }
+  return importSummary('skillhouse', vendor, true, { ...vocabulary, notes: [] }, diff, started)
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { DuckDBAppender } from '@duckdb/node-api'
 import { errors } from '../errors/skillhouse-error.js'
 import type { Skill, SkillType } from '../schemas/taxonomy.js'
-import type { LevelCounts } from '../schemas/taxonomy-operations.js'
+import type { LevelCounts, TaxonomyImportSummary } from '../schemas/taxonomy-operations.js'
 import type { ExternalVendor } from '../schemas/vendors.js'
 import type { VocabularyDomainFile } from '../schemas/vocabulary-file.js'
 import { DEFAULT_VOCAB_LANGUAGE, type VocabLanguage } from '../schemas/vocabulary-languages.js'
@@ -464,4 +464,36 @@ async function applyLevel(
 
 function collision(vendor: ExternalVendor, kind: string, id: string, existingIsCustom: boolean) {
   return errors.conflict(`${existingIsCustom ? 'custom' : `${vendor} vocabulary`} ${kind} of ${vendor}`, id)
+}
+
+/** What an import says of itself (`taxonomy import`), from the files it read and the diff it made. */
+export function importSummary(
+  format: TaxonomyImportSummary['format'],
+  vendor: ExternalVendor,
+  custom: boolean,
+  read: Pick<TaxonomyImportSummary, 'files' | 'skipped' | 'languages' | 'notes'>,
+  diff: VocabularyDiff,
+  started: number,
+): TaxonomyImportSummary {
+  return {
+    format,
+    external_vendor: vendor,
+    custom,
+    files: read.files,
+    skipped: read.skipped,
+    languages: read.languages,
+    skills: diff.skills,
+    domains: diff.domains,
+    subdomains: diff.subdomains,
+    skill_clusters: diff.skill_clusters,
+    skill_changes: {
+      created: diff.created.length,
+      updated: diff.updated.length,
+      deleted: diff.deleted.length,
+    },
+    change_id: diff.change_id,
+    events: diff.events,
+    notes: read.notes,
+    seconds: (performance.now() - started) / 1000,
+  }
 }
