@@ -4,8 +4,8 @@ import {
   readProfileRuns,
   withSkillNumbering,
 } from '../matching/profile-columns.js'
-import { StampedCache, stampedIndex } from '../matching/stamped-cache.js'
 import type { ExternalVendor } from '../schemas/vendors.js'
+import { StampedCache, stampedIndex } from '../store/stamped-cache.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import type { GapCandidate } from './gap-rule.js'

@@ -1,4 +1,5 @@
 import type { ExternalVendor } from '../schemas/vendors.js'
+import { StampedCache, stampedIndex } from '../store/stamped-cache.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { HeldProfiles, JobIndex, JobMatchData, Postings, WeightedJobs } from './job-match-data.js'
 import { persistedIndexGeneration, persistedJobIndex, persistJobIndex } from './persisted-job-index.js'
@@ -23,7 +24,6 @@ import {
   targetSkillWeight,
   type WeightedTargetSkill,
 } from './scoring-model.js'
-import { StampedCache, stampedIndex } from './stamped-cache.js'
 
 const cache = new StampedCache<JobIndex>()
 

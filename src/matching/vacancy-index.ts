@@ -1,6 +1,7 @@
 import { PostalCodeTable } from '../geo/postal-codes.js'
 import type { LanguageLevel, LocationOrAddress } from '../schemas/common.js'
 import type { ExternalVendor } from '../schemas/vendors.js'
+import { StampedCache, stampedIndex } from '../store/stamped-cache.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { Props } from './custom-property-rules.js'
 import { weighJobs } from './job-index.js'
@@ -14,7 +15,6 @@ import {
   withSkillNumbering,
 } from './profile-columns.js'
 import { featuresKey, type ScoringFeatures } from './scoring-model.js'
-import { StampedCache, stampedIndex } from './stamped-cache.js'
 
 /**
  * The in-memory index of vacancy matching for one tenant, vendor and feature set: every active

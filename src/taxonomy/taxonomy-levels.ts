@@ -18,6 +18,7 @@ import {
   SubdomainPatch,
 } from '../schemas/taxonomy-operations.js'
 import type { ExternalVendor } from '../schemas/vendors.js'
+import { StampedCache, stampedIndex } from '../store/stamped-cache.js'
 import {
   childIds,
   deleteLevelRow,
@@ -26,6 +27,7 @@ import {
   LEVEL_COLUMNS,
   type LevelRow,
   type LevelTable,
+  readLevelRows,
   skillClusterTotals,
   updateLevelRow,
 } from '../store/taxonomy/level-tables.js'
@@ -96,12 +98,39 @@ async function requireEntity(
   id: string,
 ): Promise<LevelRow> {
   const row = await findLevelRow(tenant.database, level.table, vendor, id)
-  if (!row)
-    throw errors.notFound(
-      level.kind,
-      id,
-      `no ${level.kind} with this external_id exists in the ${vendor} taxonomy`,
-    )
+  if (!row) throw notFoundIn(level, vendor, id)
+  return row
+}
+
+const notFoundIn = (level: Level, vendor: ExternalVendor, id: string) =>
+  errors.notFound(level.kind, id, `no ${level.kind} with this external_id exists in the ${vendor} taxonomy`)
+
+const levelRows = new StampedCache<Map<string, LevelRow>>()
+
+/**
+ * `requireEntity` for a caller with a data version (the server's reads): a vendor's level is read
+ * whole once per change of the data and kept in memory, so that a GET asks no query while the data
+ * holds (a point query costs more than the rest of the request).
+ */
+async function keptEntity(
+  tenant: TaxonomyTenant,
+  level: Level,
+  vendor: ExternalVendor,
+  id: string,
+): Promise<LevelRow> {
+  const rows = await stampedIndex(
+    levelRows,
+    tenant.database,
+    `${level.table}/${vendor}`,
+    tenant.dataVersion,
+    [level.table],
+    async () =>
+      new Map(
+        (await readLevelRows(tenant.database, level.table, vendor)).map((row) => [row.external_id, row]),
+      ),
+  )
+  const row = rows.get(id)
+  if (!row) throw notFoundIn(level, vendor, id)
   return row
 }
 
@@ -178,7 +207,10 @@ async function getLevel(
 ): Promise<Record<string, unknown>> {
   const vendor = requireVendor(tenant, options.external_vendor)
   const include = includes(options)
-  const row = await requireEntity(tenant, level, vendor, id)
+  const row =
+    tenant.dataVersion === undefined
+      ? await requireEntity(tenant, level, vendor, id)
+      : await keptEntity(tenant, level, vendor, id)
   const fields = fieldsOf(level)
   const response: Record<string, unknown> = { external_id: row.external_id }
   if (fields.parent) response[fields.parent] = row.parent

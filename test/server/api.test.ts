@@ -354,6 +354,16 @@ describe('the HTTP API of one tenant', () => {
       expect(full).toMatchObject({ custom_properties: { owner: 'Ops' } })
       expectError(await get('/taxonomy/subdomains/sub-none'), 404)
       expectError(await get('/taxonomy/subdomains/sub-1?include=everything'), 422, 'include')
+      // The server reads a level from memory while the data holds: a change is seen at once.
+      const renamed = await call(`${base}/taxonomy/subdomains/sub-1`, {
+        method: 'PATCH',
+        token,
+        body: { subdomain_name: 'Renamed' },
+      })
+      expect(renamed.status).toBe(204)
+      expect((await get('/taxonomy/subdomains/sub-1')).json).toMatchObject({ subdomain_name: 'Renamed' })
+      expect((await call(`${base}/taxonomy/subdomains/sub-1`, { method: 'DELETE', token })).status).toBe(204)
+      expectError(await get('/taxonomy/subdomains/sub-1'), 404)
       expectError(
         await post('/taxonomy/subdomains', {
           external_id: 'sub-2',

@@ -57,6 +57,7 @@ export interface LevelWrite {
 }
 
 interface LevelStatements {
+  all: string
   find: string
   insert: string
   update: string
@@ -67,10 +68,11 @@ interface LevelStatements {
 /** A level's statements; a level with a parent binds it as the last parameter of an insert and an update. */
 function levelStatements(table: LevelTable): LevelStatements {
   const { name, parent, children } = LEVEL_COLUMNS[table]
+  const columns = `external_id, ${name} AS name, ${parent ?? 'NULL'} AS parent, custom,
+            custom_properties::VARCHAR AS props, updated_at`
   return {
-    find: `SELECT external_id, ${name} AS name, ${parent ?? 'NULL'} AS parent, custom,
-            custom_properties::VARCHAR AS props, updated_at
-       FROM ${table} WHERE external_vendor = $1 AND external_id = $2`,
+    all: `SELECT ${columns} FROM ${table} WHERE external_vendor = $1`,
+    find: `SELECT ${columns} FROM ${table} WHERE external_vendor = $1 AND external_id = $2`,
     insert: `INSERT INTO ${table} (external_id, external_vendor, ${name}, custom, custom_properties, updated_at${parent ? `, ${parent}` : ''})
        VALUES ($1, $2, $3, true, $4::JSON, $5${parent ? ', $6' : ''})`,
     update: `UPDATE ${table} SET ${name} = $3, ${parent ? `${parent} = $6,` : ''}
@@ -103,6 +105,15 @@ function writeValues(table: LevelTable, write: LevelWrite): DuckDBValue[] {
   const values: DuckDBValue[] = [write.name, write.properties, timestampValue(write.time)]
   if (LEVEL_COLUMNS[table].parent) values.push(write.parent)
   return values
+}
+
+/** Every entity of a vendor's level. */
+export function readLevelRows(
+  database: TenantDatabase,
+  table: LevelTable,
+  vendor: ExternalVendor,
+): Promise<LevelRow[]> {
+  return database.all<LevelRow & Record<string, unknown>>(STATEMENTS[table].all, [vendor])
 }
 
 /** Stores a new custom entity of a level. */

@@ -1,4 +1,4 @@
-import type { TenantDatabase } from '../store/tenant-database.js'
+import type { TenantDatabase } from './tenant-database.js'
 
 interface Entry<T> {
   stamp: string
@@ -66,6 +66,12 @@ const STAMP_PARTS = {
   skill_names:
     "SELECT count(*) || ':' || sum(hash(external_vendor, skill_id, language, label)) FROM skill_labels WHERE kind = 'name'",
   postal_codes: "SELECT count(*) || ':' || max(imported_at) FROM postal_codes",
+  domains:
+    "SELECT count(*) || ':' || sum(hash(external_vendor, external_id, domain_name, custom_properties::VARCHAR, updated_at)) FROM domains",
+  subdomains:
+    "SELECT count(*) || ':' || sum(hash(external_vendor, external_id, subdomain_name, domain_id, custom_properties::VARCHAR, updated_at)) FROM subdomains",
+  skill_clusters:
+    "SELECT count(*) || ':' || sum(hash(external_vendor, external_id, skill_cluster_name, subdomain_id, custom_properties::VARCHAR, updated_at)) FROM skill_clusters",
 } as const
 
 /** A part of the data an index is built from (see STAMP_PARTS). */
@@ -81,7 +87,7 @@ async function dataStamp(database: TenantDatabase, parts: readonly StampPart[]):
 
 /**
  * The index of an open database for `key`, built from the `parts` of the data: the one rule of every in-memory index (job matching,
- * vacancy matching, the skill gap). With the caller's data version (the server's reads, which
+ * vacancy matching, the skill gap, the taxonomy's levels). With the caller's data version (the server's reads, which
  * run beside derivations and batches of skill events) the stamp is asked only when the version
  * moved, and a build reads one state of the data (a transaction); without one (a one-off command,
  * which holds the database alone) the stamp is asked each time and the build needs no transaction
