@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import type { PropertyType } from '../schemas/custom-properties.js'
-import { unwrap } from './zod-def.js'
+import { type Def, defOf, unwrap } from './zod-def.js'
 
 /**
  * The CSV conventions of skillhouse's input files, applied with the zod schema as a guide:
@@ -41,20 +41,6 @@ function setPath(target: Record<string, unknown>, path: string[], value: string)
   }
   node[path[path.length - 1] as string] = value
 }
-
-// zod 4 keeps its definition on `_zod.def`; only the parts read here are typed.
-interface Def {
-  type: string
-  shape?: Record<string, z.ZodType>
-  element?: z.ZodType
-  innerType?: z.ZodType
-  options?: z.ZodType[]
-  discriminator?: string
-  valueType?: z.ZodType
-  in?: z.ZodType
-  getter?: () => z.ZodType
-}
-const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/
 
@@ -187,7 +173,7 @@ function coerceUnion(value: unknown, def: Def, context: Context): unknown {
 function discriminatorValues(option: z.ZodType, discriminator: string): unknown[] {
   const field = defOf(option).shape?.[discriminator]
   if (!field) return []
-  const fieldDef = defOf(field) as Def & { values?: unknown[]; entries?: Record<string, unknown> }
+  const fieldDef = defOf(field)
   if (fieldDef.values) return fieldDef.values
   if (fieldDef.entries) return Object.values(fieldDef.entries)
   return []

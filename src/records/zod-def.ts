@@ -27,6 +27,9 @@ export interface Def {
   discriminator?: string
   entries?: Record<string, unknown>
   values?: unknown[]
+  valueType?: z.ZodType
+  in?: z.ZodType
+  getter?: () => z.ZodType
 }
 export const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def
 export const checksOf = (def: Def) => (def.checks ?? []).map((check) => check._zod.def)
@@ -87,7 +90,7 @@ export const PRESENCE_WRAPPERS: ReadonlySet<string> = new Set([
 export function unwrap(schema: z.ZodType, wrappers: ReadonlySet<string> = PRESENCE_WRAPPERS): z.ZodType {
   let current = schema
   for (;;) {
-    const def = defOf(current) as Def & { in?: z.ZodType; getter?: () => z.ZodType }
+    const def = defOf(current)
     if (!wrappers.has(def.type)) return current
     const inner = def.type === 'pipe' ? def.in : def.type === 'lazy' ? def.getter?.() : def.innerType
     if (!inner) return current
