@@ -94,11 +94,18 @@ export async function benchServe(): Promise<BenchResult> {
       {
         name: 'post_matching_employees',
         method: 'POST',
-        paths: ['/job_architecture/export/jobs/matching_employees?limit=10'],
-        body: JSON.stringify({ filters: [], weights: [{ weight: 'skills_match', value: 1 }] }),
+        paths: ['/job_architecture/export/jobs/matching_employees'],
+        body: JSON.stringify({ filters: [], weights: [{ weight: 'skills_match', value: 1 }], limit: 10 }),
       },
     ]
-    const load = (base: string, route: (typeof routes)[number]) => {
+    const load = async (base: string, route: (typeof routes)[number]) => {
+      // A request the server refuses would measure its error path: one is tried first.
+      const first = await fetch(`${base}${route.paths[0]}`, {
+        method: route.method,
+        headers,
+        ...(route.body ? { body: route.body } : {}),
+      })
+      if (!first.ok) throw new Error(`${route.name} on ${base}: ${first.status} ${await first.text()}`)
       let next = 0
       const prefix = new URL(base).pathname
       return cannon({
