@@ -81,15 +81,17 @@ export interface OrganisationHeatmap {
 export interface SupplyDemandSkill {
   skill_id: string
   skill_name: string
-  /** Open vacancies and jobs whose profile asks for the skill. */
+  /** Open vacancies whose profile asks for the skill. */
   open_vacancies: number
+  /** Jobs whose profile asks for it: shown beside, not counted as demand (their roles are mostly filled). */
   jobs: number
+  /** The open vacancies asking for it. */
   demand: number
-  /** The median level asked (the lower one of an even count); null when no level is known. */
+  /** The median level the open vacancies ask (the lower one of an even count); null when no level is known. */
   asked_level: number | null
   /** Employees holding the skill at the asked level (the rule of the 4.5 gap). */
   holders: number
-  /** demand − holders: positive when more openings and jobs ask for it than people hold it. */
+  /** demand − holders: positive when more open vacancies ask for it than employees hold it. */
   shortage: number
 }
 

@@ -65,14 +65,19 @@ export function heatmapReading(heatmap: OrganisationHeatmap, format: LocaleForma
 export function supplyDemandReading(supply: SupplyDemand, format: LocaleFormat): string[] {
   const short = supply.skills.filter((skill) => skill.shortage > 0)
   const top = supply.skills[0]
-  const lines: string[] = []
-  if (top && top.shortage > 0) {
+  const lines = [
+    'Demand counts the open vacancies that ask for a skill; jobs are shown beside it but not counted, as a job describes a role that is mostly filled already.',
+  ]
+  if (top) {
+    const level = top.asked_level === null ? '' : ` (typically at level ${top.asked_level})`
     lines.push(
-      `The largest shortage is ${top.skill_name}: ${format.count(top.demand)} open vacancies and jobs ask for it${top.asked_level === null ? '' : ` (typically at level ${top.asked_level})`}, and ${format.count(top.holders)} employees hold it at that level.`,
+      top.shortage > 0
+        ? `The largest shortage is ${top.skill_name}: ${format.count(top.demand)} open vacancies ask for it${level}, and ${format.count(top.holders)} employees hold it at that level.`
+        : `No skill is short: each is held at the level asked by at least as many employees as open vacancies ask for it. The closest is ${top.skill_name}: ${format.count(top.demand)} open vacancies ask for it${level}, and ${format.count(top.holders)} employees hold it at that level.`,
     )
   }
   lines.push(
-    `${format.count(short.length)} of the ${format.count(supply.skills.length)} most asked-for skills are held by fewer employees than the open vacancies and jobs that ask for them; these are candidates for hiring or training. Skills at the bottom are well covered inside.`,
+    `${format.count(short.length)} of the ${format.count(supply.skills.length)} skills most asked for are held by fewer employees than the open vacancies that ask for them; these are candidates for hiring or training. Skills at the bottom are well covered inside.`,
   )
   return lines
 }
