@@ -53,6 +53,42 @@ export function overviewChart(overview: Overview, format: LocaleFormat): ChartSp
   }
 }
 
+/** The skills employees hold, by level: the overview's chart when no employee sits in a unit. */
+export function skillsByLevelChart(overview: Overview, format: LocaleFormat): ChartSpec {
+  const values = overview.skills_by_level.map((row) => ({
+    level: `Level ${row.level}`,
+    held: row.held,
+    label: format.count(row.held),
+  }))
+  return {
+    width: WIDTH,
+    height: { step: 22 },
+    data: { values },
+    layer: [
+      {
+        mark: { type: 'bar', color: '#1f5f8b' },
+        encoding: {
+          y: { field: 'level', type: 'nominal', sort: null, title: null },
+          x: {
+            field: 'held',
+            type: 'quantitative',
+            title: "Skills held by employees' profiles",
+            axis: { format: ',d', tickMinStep: 1 },
+          },
+        },
+      },
+      {
+        mark: { type: 'text', align: 'left', dx: 4 },
+        encoding: {
+          y: { field: 'level', type: 'nominal', sort: null },
+          x: { field: 'held', type: 'quantitative' },
+          text: { field: 'label' },
+        },
+      },
+    ],
+  }
+}
+
 /** Columns of one block of the heatmap: more are split into blocks one above the other. */
 export const HEATMAP_BLOCK_COLUMNS = 13
 

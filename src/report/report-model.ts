@@ -40,6 +40,11 @@ export interface Overview {
   low_data_in_units: number
   /** Employees with a derived profile of the vendor. */
   employees_with_profile: number
+  /**
+   * Skills held by employees' profiles, per level (governed, else inferred): what the overview
+   * charts when no employee sits in an organisational unit to count low data availability by.
+   */
+  skills_by_level: { level: number; held: number }[]
   /** Latest skill event date, and when data was last ingested; null when there is none. */
   latest_event: string | null
   last_ingest: string | null
@@ -68,6 +73,11 @@ export interface HeatmapUnit {
 
 export interface OrganisationHeatmap {
   group_by: 'skill_cluster' | 'subdomain'
+  /**
+   * What the rows are: organisational units; or, for a tenant whose employees sit in no unit, all
+   * employees (depth 1) and their jobs below (depth 2).
+   */
+  rows_by: 'units' | 'jobs'
   depth: number
   /** Every group some employee holds at level 3 or more, most held first. */
   groups: HeatmapGroup[]
