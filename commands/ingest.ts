@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import type { IngestSummary } from '../src/ingest/ingest-paths.js'
 import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
+import { rejectCauseLines } from '../src/ingest/rejected-references.js'
 import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
 import { ingestFiles } from '../src/operations/ingest-operations.js'
 import { ENTITY_NAMES } from '../src/records/entity-kinds.js'
@@ -69,7 +70,9 @@ export default class Ingest extends SkillhouseCommand {
       this.log(
         `${file.entity.padEnd(28)} ${String(file.rows_read).padStart(9)} read ${String(file.rows_inserted).padStart(9)} new ${String(file.rows_updated).padStart(7)} updated ${String(file.rows_unchanged).padStart(9)} unchanged ${String(file.rows_rejected).padStart(6)} rejected  ${file.file}`,
       )
-      if (file.rejects_file) this.log(`${''.padEnd(28)} rejects: ${file.rejects_file}`)
+      if (!file.rejects_file) continue
+      this.log(`${''.padEnd(28)} rejects: ${file.rejects_file}`)
+      for (const line of rejectCauseLines(file.reject_causes)) this.log(`${''.padEnd(28)} ${line}`)
     }
     for (const skipped of summary.skipped)
       this.log(`${'skipped'.padEnd(28)} ${skipped.path}: ${skipped.reason}`)

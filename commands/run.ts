@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { SkillhouseCommand, tenantFlag } from '../src/cli/base-command.js'
 import { errors } from '../src/errors/skillhouse-error.js'
 import { CSV_DELIMITERS, type CsvDelimiter } from '../src/ingest/read-source.js'
-import { firstRejectLine } from '../src/ingest/rejects.js'
+import { rejectCauseLines } from '../src/ingest/rejected-references.js'
 import { TEXT_ENCODINGS, type TextEncoding } from '../src/ingest/text-encoding.js'
 import { nightlyRun } from '../src/operations/pipeline-operations.js'
 import { futureDatedWarning } from '../src/pipeline/future-dated.js'
@@ -64,11 +64,8 @@ export default class Run extends SkillhouseCommand {
     )
     for (const input of manifest.inputs) {
       if (!input.rejects_file) continue
-      const rejectsFile = join(flags.out, input.rejects_file)
-      const first = firstRejectLine(rejectsFile)
-      this.log(
-        `rejected ${input.rejected} rows of ${input.file}: ${rejectsFile}${first ? ` (first: ${first})` : ''}`,
-      )
+      this.log(`rejected ${input.rejected} rows of ${input.file}: ${join(flags.out, input.rejects_file)}`)
+      for (const line of rejectCauseLines(input.reject_causes)) this.log(`  ${line}`)
     }
     const future = futureDatedWarning(manifest.future_dated_events)
     if (future) this.log(future)

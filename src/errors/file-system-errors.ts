@@ -67,3 +67,16 @@ export function namingFile(error: unknown, path: string): unknown {
     (error as NodeJS.ErrnoException).path = path
   return error
 }
+
+/**
+ * A failed write of `path` (through a temporary file of its own, or by DuckDB) as one line naming
+ * `path` itself, the cause and the fix, when the cause is one of permission or space; else the
+ * error with `path` on it (see namingFile).
+ */
+export function writeError(error: unknown, path: string): unknown {
+  if (!(error instanceof Error)) return error
+  const code =
+    (error as NodeJS.ErrnoException).code ??
+    DUCKDB_CAUSES.find(([pattern]) => pattern.test(error.message))?.[1]
+  return code && code in CAUSES ? described(code, path) : namingFile(error, path)
+}

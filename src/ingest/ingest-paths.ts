@@ -8,7 +8,7 @@ import type { TenantDatabase } from '../store/tenant-database.js'
 import { ingestedBefore, ingestFile, readFileFacts } from './ingest-file.js'
 import type { IngestFileResult } from './ingest-types.js'
 import { type CsvDelimiter, formatOf, type SourceFormat } from './read-source.js'
-import { RejectedReferences } from './rejected-references.js'
+import { type RejectCause, RejectedReferences } from './rejected-references.js'
 import { removeRejects, writeRejects } from './rejects.js'
 import type { TextEncoding } from './text-encoding.js'
 
@@ -21,7 +21,11 @@ export interface PlannedFile {
 }
 
 export interface IngestSummary {
-  files: (Omit<IngestFileResult, 'rejects'> & { rejects_file: string | null })[]
+  files: (Omit<IngestFileResult, 'rejects'> & {
+    rejects_file: string | null
+    /** Why its rows were rejected, by cause: one for each record of this ingest rejected they refer to. */
+    reject_causes: RejectCause[]
+  })[]
   /** Files not read: not data files (an Excel workbook, a folder), or empty. */
   skipped: { path: string; reason: string }[]
   /** Data files refused whole (an encoding, a file that is no JSON), when ingest goes on past them. */
@@ -46,7 +50,7 @@ export function planIngest(
   entity?: string,
 ): { files: PlannedFile[]; skipped: IngestSummary['skipped'] } {
   if (entity && !entityKind(entity)) {
-    throw errors.badRequest(`--entity ${entity} is not an entity; valid: ${ENTITY_NAMES.join(', ')}`)
+    throw errors.badRequest(`\`entity\` ${entity} is not an entity; valid: ${ENTITY_NAMES.join(', ')}`)
   }
   const files: PlannedFile[] = []
   const skipped: IngestSummary['skipped'] = []
@@ -220,14 +224,14 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
       continue
     }
     const { rejects: found, ...result } = ingested
-    const rejects = rejectedReferences.explain(found)
+    const { rejects, causes } = rejectedReferences.explain(found)
     rejectedReferences.note(file.kind.entity, rejects)
     const rejectsName = names.get(file.path) ?? basename(file.path)
     // An input without rejected rows leaves no rejects file (one of an earlier ingest is removed).
     const rejectsFile = rejects.length
       ? await writeRejects(options.rejectsDir, rejectsName, rejects)
       : removeRejects(options.rejectsDir, rejectsName)
-    summary.files.push({ ...result, rejects_file: rejectsFile })
+    summary.files.push({ ...result, rejects_file: rejectsFile, reject_causes: causes })
     options.onFileDone?.(file, result)
     summary.rows_read += result.rows_read
     summary.rows_written += result.rows_inserted + result.rows_updated

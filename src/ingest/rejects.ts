@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Problem } from '../records/row-check.js'
 import { AtomicWriteStream } from '../util/atomic-file.js'
@@ -22,10 +22,15 @@ export async function writeRejects(dir: string, name: string, rejects: Reject[])
   mkdirSync(dir, { recursive: true })
   const path = join(dir, `${basename(name)}.ndjson`)
   const stream = new AtomicWriteStream(path)
-  const ordered = [...rejects].sort((a, b) => (a.line ?? a.row) - (b.line ?? b.row) || a.row - b.row)
+  const ordered = [...rejects].sort(byPlace)
   for (const reject of ordered) stream.write(`${rejectLine(reject)}\n`)
   await stream.commit()
   return path
+}
+
+/** Orders rejects as their rows stand in the file. */
+export function byPlace(a: Reject, b: Reject): number {
+  return (a.line ?? a.row) - (b.line ?? b.row) || a.row - b.row
 }
 
 /**
@@ -50,20 +55,4 @@ function rejectLine(reject: Reject): string {
 export function removeRejects(dir: string, name: string): null {
   rmSync(join(dir, `${basename(name)}.ndjson`), { force: true })
   return null
-}
-
-/**
- * The first reject of a rejects file as one line for a log (`line 4: email: must be a valid
- * email; got 'bad@'`), or null when the file holds none or cannot be read.
- */
-export function firstRejectLine(path: string): string | null {
-  let first: Reject
-  try {
-    const text = readFileSync(path, 'utf8')
-    first = JSON.parse(text.slice(0, text.indexOf('\n') >>> 0)) as Reject
-  } catch {
-    return null
-  }
-  const where = first.line === null ? `row ${first.row}` : `line ${first.line}`
-  return `${where}: ${first.field ? `${first.field}: ` : ''}${first.reason}`
 }

@@ -9,6 +9,7 @@ import { readOutbox } from '../events/outbox.js'
 import { type IngestSummary, ingestPaths, type PlannedFile } from '../ingest/ingest-paths.js'
 import type { IngestFileResult } from '../ingest/ingest-types.js'
 import type { CsvDelimiter } from '../ingest/read-source.js'
+import type { RejectCause } from '../ingest/rejected-references.js'
 import type { TextEncoding } from '../ingest/text-encoding.js'
 import { exportAllJobs } from '../matching/match-jobs.js'
 import { jobMatchesText } from '../matching/match-output.js'
@@ -70,6 +71,8 @@ export interface RunManifest {
     rejected: number
     /** Relative to the output folder. */
     rejects_file: string | null
+    /** Why its rows were rejected: one cause for each record of this run rejected they refer to. */
+    reject_causes: RejectCause[]
   }[]
   skipped_inputs: { file: string; reason: string }[]
   /** Data files refused whole (their encoding, a file that is no JSON): nothing of them is loaded. */
@@ -393,6 +396,7 @@ function runManifest(
       written: file.rows_inserted + file.rows_updated,
       rejected: file.rows_rejected,
       rejects_file: file.rejects_file ? relative(options.out, file.rejects_file) : null,
+      reject_causes: file.reject_causes,
     })),
     skipped_inputs: ingested.skipped.map((skipped) => ({
       file: relative(inbox, skipped.path),

@@ -1,8 +1,8 @@
 import { mkdirSync, renameSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { Bool, type DataType, Float64, Int32, Table, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow'
 import type { z } from 'zod'
+import { writeError } from '../errors/file-system-errors.js'
 import { defOf } from '../records/zod-def.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { AtomicWriteStream, writeFileAtomic } from '../util/atomic-file.js'
@@ -81,10 +81,10 @@ export async function writeTable(
     writeFileAtomic(path, tableToIPC(new Table(vectors), 'file'))
     return path
   }
-  // NDJSON directly; Parquet from the same lines, converted by DuckDB into a temporary file first.
-  const ndjson =
-    format === 'ndjson' ? path : join(tmpdir(), `skillhouse-table-${process.pid}-${Date.now()}.ndjson`)
-  const stream = new AtomicWriteStream(ndjson)
+  // NDJSON directly; Parquet from the same lines, converted by DuckDB, written beside it first so
+  // that a full disk is the output folder's, named as the file meant.
+  const ndjson = format === 'ndjson' ? path : join(dirname(path), `.${basename(path)}.${process.pid}.ndjson`)
+  const stream = new AtomicWriteStream(ndjson, path)
   for (const row of rows) {
     const record: Record<string, unknown> = {}
     for (const column of columns) record[column.name] = cell(row, column.name)
@@ -102,6 +102,8 @@ export async function writeTable(
         { source: ndjson },
       )
       renameSync(temporary, path)
+    } catch (error) {
+      throw writeError(error, path)
     } finally {
       rmSync(ndjson, { force: true })
       rmSync(temporary, { force: true })

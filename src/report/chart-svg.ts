@@ -48,8 +48,42 @@ export async function chartSvg(spec: ChartSpec, format: LocaleFormat): Promise<s
     locale: localeOf(format.chartNumberLocale),
   })
   try {
-    return await view.toSVG()
+    return titledCutLabels(await view.toSVG(), textsOf(spec))
   } finally {
     view.finalize()
   }
 }
+
+/**
+ * Labels vega cut to their axis's limit (ending in …) with their whole text as an SVG title, which
+ * a browser shows on hover: a long unit or skill name stays readable where it does not fit.
+ */
+export function titledCutLabels(svg: string, texts: readonly string[]): string {
+  return svg.replace(/(<text[^>]*>)([^<]*)…<\/text>/g, (whole, open: string, shown: string) => {
+    const prefix = unescapeXml(shown)
+    const full = texts.find((text) => text.length > prefix.length && text.startsWith(prefix))
+    return full === undefined ? whole : `${open}<title>${escapeXml(full)}</title>${shown}…</text>`
+  })
+}
+
+/** Every text of a spec's inline data (`data.values`, of every part of it): what its labels show. */
+function textsOf(spec: unknown, found: string[] = []): string[] {
+  if (Array.isArray(spec)) for (const item of spec) textsOf(item, found)
+  else if (spec !== null && typeof spec === 'object')
+    for (const [key, value] of Object.entries(spec)) {
+      if (key !== 'values' || !Array.isArray(value)) textsOf(value, found)
+      else
+        for (const row of value)
+          for (const cell of Object.values(row ?? {})) if (typeof cell === 'string') found.push(cell)
+    }
+  return found
+}
+
+const XML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const escapeXml = (text: string) => text.replace(/[&<>"']/g, (char) => XML[char] as string)
+const unescapeXml = (text: string) =>
+  text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (entity) =>
+    entity === '&#x27;'
+      ? "'"
+      : (Object.entries(XML).find(([, escaped]) => escaped === entity)?.[0] ?? entity),
+  )

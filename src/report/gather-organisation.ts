@@ -40,13 +40,51 @@ export async function gatherOrganisation(
 ): Promise<Section<OrganisationHeatmap>> {
   const roots = org.organisational_structure
   const inUnits = roots.reduce((sum, root) => sum + root.total_nr_of_employees, 0)
+  if (inUnits === 0 && options.derived && options.employees > 0)
+    return gatherByJob(tenant, vendor, { ...options, units: roots.length })
   const notice = heatmapNotice(roots.length, inUnits, options.derived)
   if (notice !== undefined) return { notice }
   const shown = unitsToDepth(roots, options.depth)
-  const grouping = GROUPINGS[options.group_by]
-  const perGroup = await countHolders(tenant.database, vendor, grouping.column, {
+  const rows = shown.map(({ node, depth }) => ({
+    external_id: node.external_id,
+    name: node.name,
+    depth,
+    employees: node.total_nr_of_employees,
+  }))
+  return heatmapOf(tenant, vendor, options, rows, {
+    rowColumn: UNIT_COLUMN,
     ancestors: shownAncestors(roots, options.depth),
-    positions: shown.length + roots.length,
+    roots: roots.length,
+    rows_by: 'units',
+    employees_without_unit: options.employees - inUnits,
+  })
+}
+
+/** What a row of the heatmap is, by the employees' column their holders are counted by. */
+const UNIT_COLUMN = 'e.organisational_unit_id'
+const JOB_COLUMN = "coalesce(e.job_id, '')"
+
+/**
+ * The heatmap of rows (units, or jobs) whose employees' holders count at `ancestors` positions
+ * (the row itself, the shown rows above it, then its root after the shown rows).
+ */
+async function heatmapOf(
+  tenant: TaxonomyTenant,
+  vendor: ExternalVendor,
+  options: { depth: number; group_by: 'skill_cluster' | 'subdomain' },
+  rows: Omit<HeatmapUnit, 'holders'>[],
+  by: {
+    rowColumn: typeof UNIT_COLUMN | typeof JOB_COLUMN
+    ancestors: Map<string, number[]>
+    roots: number
+    rows_by: OrganisationHeatmap['rows_by']
+    employees_without_unit: number
+  },
+): Promise<Section<OrganisationHeatmap>> {
+  const grouping = GROUPINGS[options.group_by]
+  const perGroup = await countHolders(tenant.database, vendor, grouping.column, by.rowColumn, {
+    ancestors: by.ancestors,
+    positions: rows.length + by.roots,
   })
   if (perGroup.size === 0)
     return { notice: `No employee holds any skill at level ${HEATMAP_LEVEL} or more yet.` }
@@ -55,23 +93,53 @@ export async function gatherOrganisation(
       (row) => [row.external_id, row.name],
     ),
   )
-  const groups = rankedGroups(perGroup, names, shown.length, roots.length)
+  const groups = rankedGroups(perGroup, names, rows.length, by.roots)
   return {
     group_by: options.group_by,
+    rows_by: by.rows_by,
     depth: options.depth,
     groups: groups.map(({ perUnit: _, ...group }) => group),
     charted_groups: Math.min(HEATMAP_COLUMNS, groups.length),
-    units: shown.map(
-      ({ node, depth }, position): HeatmapUnit => ({
-        external_id: node.external_id,
-        name: node.name,
-        depth,
-        employees: node.total_nr_of_employees,
-        holders: groups.map((group) => group.perUnit[position] as number),
-      }),
-    ),
-    employees_without_unit: options.employees - inUnits,
+    units: rows.map((row, position) => ({
+      ...row,
+      holders: groups.map((group) => group.perUnit[position] as number),
+    })),
+    employees_without_unit: by.employees_without_unit,
   }
+}
+
+/**
+ * A tenant whose employees sit in no organisational unit (it has none, or places no one in them)
+ * still has skills to show: the heatmap's rows are then all employees, and below them each job
+ * the employees hold (`job_id`), most staffed first, and those without a job.
+ */
+async function gatherByJob(
+  tenant: TaxonomyTenant,
+  vendor: ExternalVendor,
+  options: { depth: number; group_by: 'skill_cluster' | 'subdomain'; employees: number; units: number },
+): Promise<Section<OrganisationHeatmap>> {
+  const jobs = await tenant.database.all<{ job: string; title: string | null; employees: number }>(
+    `SELECT coalesce(e.job_id, '') AS job, j.doc->>'title' AS title, count(*)::INTEGER AS employees
+       FROM employees e LEFT JOIN jobs j ON j.external_id = e.job_id
+      GROUP BY ALL ORDER BY employees DESC, job`,
+  )
+  const rows = [
+    { external_id: '', name: 'All employees', depth: 1, employees: options.employees },
+    ...jobs.map((job) => ({
+      external_id: job.job,
+      name: job.job === '' ? 'Without a job' : (job.title ?? job.job),
+      depth: 2,
+      employees: job.employees,
+    })),
+  ]
+  const ancestors = new Map(jobs.map((job, index) => [job.job, [index + 1, 0, rows.length]]))
+  return heatmapOf(tenant, vendor, options, rows, {
+    rowColumn: JOB_COLUMN,
+    ancestors,
+    roots: 1,
+    rows_by: 'jobs',
+    employees_without_unit: 0,
+  })
 }
 
 /** Why the heatmap has nothing to compare, or undefined when it has. */
@@ -93,12 +161,13 @@ async function countHolders(
   database: TenantDatabase,
   vendor: ExternalVendor,
   groupColumn: (typeof GROUPINGS)[keyof typeof GROUPINGS]['column'],
+  rowColumn: typeof UNIT_COLUMN | typeof JOB_COLUMN,
   units: { ancestors: Map<string, number[]>; positions: number },
 ): Promise<Map<string, Int32Array>> {
   const perGroup = new Map<string, Int32Array>()
   await forEachRow(
     database,
-    `SELECT e.organisational_unit_id, h.group_id, count(*)::INTEGER
+    `SELECT ${rowColumn}, h.group_id, count(*)::INTEGER
        FROM (SELECT DISTINCT p.entity_id, ${groupColumn} AS group_id
                FROM profile_skills p
                JOIN skills s ON s.external_id = p.skill_id AND s.external_vendor = p.external_vendor
@@ -107,7 +176,7 @@ async function countHolders(
                 AND coalesce(p.governed_proficiency_level, p.proficiency_level) >= ${HEATMAP_LEVEL}
                 AND ${groupColumn} IS NOT NULL) h
        JOIN employees e ON e.external_id = h.entity_id
-      WHERE e.organisational_unit_id IS NOT NULL
+      WHERE ${rowColumn} IS NOT NULL
       GROUP BY ALL`,
     [vendor],
     3,

@@ -8,7 +8,7 @@ import type { SkillHolders } from './skill-holders.js'
 /**
  * The overview: counts of the tenant's records, the skills in use, low data availability as the
  * organisational export (4.6, include=low_data_availability_flag: `org`) counts it over its root
- * units, and how fresh the data and the profiles are.
+ * units, the skills employees hold by level, and how fresh the data and the profiles are.
  */
 export async function gatherOverview(
   tenant: TaxonomyTenant,
@@ -40,6 +40,14 @@ export async function gatherOverview(
     `SELECT strftime(max(computed_at), '%Y-%m-%dT%H:%M:%SZ') AS at FROM skill_profiles WHERE external_vendor = $1`,
     [vendor],
   )
+  const byLevel = await database.all<{ level: number; held: number }>(
+    `SELECT coalesce(p.governed_proficiency_level, p.proficiency_level)::INTEGER AS level, count(*)::INTEGER AS held
+       FROM profile_skills p JOIN employees e ON e.external_id = p.entity_id
+      WHERE p.entity_type = 'employee' AND p.external_vendor = $1
+        AND coalesce(p.governed_proficiency_level, p.proficiency_level) IS NOT NULL
+      GROUP BY ALL ORDER BY level`,
+    [vendor],
+  )
   const state = await readState(database)
   let inUnits = 0
   let lowData = 0
@@ -56,6 +64,7 @@ export async function gatherOverview(
     employees_in_units: inUnits,
     low_data_in_units: lowData,
     employees_with_profile: counts?.with_profile ?? 0,
+    skills_by_level: byLevel,
     latest_event: counts?.latest_event ?? null,
     last_ingest: counts?.last_ingest ?? null,
     derived_as_of: state.last_as_of,

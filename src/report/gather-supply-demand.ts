@@ -10,10 +10,12 @@ import type { SkillHolders } from './skill-holders.js'
 export const SUPPLY_DEMAND_SKILLS = 30
 
 /**
- * Supply and demand: the skills most asked for by the profiles of open (active) vacancies and of
- * jobs, each against the employees who hold it at the level asked (the median of the levels the
- * vacancies and jobs ask, governed else inferred, as the 4.5 gap reads them; a holder is someone
- * the gap would not list for it). The 30 most asked for, sorted by shortage (demand − holders).
+ * Supply and demand: the skills most asked for by open (active) vacancies, each against the
+ * employees who hold it at the level asked (the median of the levels the vacancies ask, governed
+ * else inferred, as the 4.5 gap reads them; a holder is someone the gap would not list for it).
+ * Demand counts open vacancies only: a job describes a role that is mostly filled already, so
+ * counting it as demand made every shortage ≤ 0; how many jobs ask for the skill is shown beside.
+ * The 30 most asked for, sorted by shortage (open vacancies − holders).
  */
 export async function gatherSupplyDemand(
   database: TenantDatabase,
@@ -23,7 +25,7 @@ export async function gatherSupplyDemand(
   holders: SkillHolders,
   options: { derived: boolean },
 ): Promise<Section<SupplyDemand>> {
-  if (!options.derived) return { notice: `${NOT_DERIVED}: no vacancy or job asks for a skill yet.` }
+  if (!options.derived) return { notice: `${NOT_DERIVED}: no open vacancy asks for a skill yet.` }
   const rows = await database.all<{ skill_id: string; kind: string; level: number | null; n: number }>(
     `SELECT p.skill_id, p.entity_type AS kind,
             coalesce(p.governed_proficiency_level, p.proficiency_level) AS level, count(*)::INTEGER AS n
@@ -42,17 +44,21 @@ export async function gatherSupplyDemand(
       bySkill.set(row.skill_id, entry)
     }
     if (row.kind === 'job') entry.jobs += row.n
-    else entry.vacancies += row.n
-    if (row.level !== null) entry.levels.set(row.level, (entry.levels.get(row.level) ?? 0) + row.n)
-  }
-  if (bySkill.size === 0)
-    return {
-      notice: 'No open vacancy and no job asks for any skill: there are none, or their profiles are empty.',
+    else {
+      entry.vacancies += row.n
+      if (row.level !== null) entry.levels.set(row.level, (entry.levels.get(row.level) ?? 0) + row.n)
     }
+  }
   const mostAsked = [...bySkill.entries()]
-    .map(([skillId, entry]) => ({ skillId, ...entry, demand: entry.vacancies + entry.jobs }))
+    .filter(([, entry]) => entry.vacancies > 0)
+    .map(([skillId, entry]) => ({ skillId, ...entry, demand: entry.vacancies }))
     .sort((a, b) => b.demand - a.demand || (a.skillId < b.skillId ? -1 : 1))
     .slice(0, SUPPLY_DEMAND_SKILLS)
+  if (mostAsked.length === 0)
+    return {
+      notice:
+        'No open vacancy asks for any skill (there are none, or their profiles are empty): demand counts open vacancies only, as a job describes a role that is mostly filled already.',
+    }
   const skills = mostAsked.map((entry): SupplyDemandSkill => {
     const level = lowerMedian(entry.levels)
     const held = holders.atLevel(entry.skillId, level)

@@ -7,6 +7,7 @@ import {
   heatmapChart,
   mobilityChart,
   overviewChart,
+  skillsByLevelChart,
   supplyDemandChart,
 } from './report-charts.js'
 import type {
@@ -54,12 +55,14 @@ export async function overviewSection(
     chart:
       overview.employees_in_units > 0
         ? { svg: await chartSvg(overviewChart(overview, format), format) }
-        : {
-            notice:
-              overview.employees === 0
-                ? 'The tenant has no employees yet.'
-                : 'No employee belongs to an organisational unit, so low data availability is not counted (spec 4.6 counts it per unit).',
-          },
+        : overview.skills_by_level.length > 0
+          ? { svg: await chartSvg(skillsByLevelChart(overview, format), format) }
+          : {
+              notice:
+                overview.employees === 0
+                  ? 'The tenant has no employees yet.'
+                  : 'No employee belongs to an organisational unit, so low data availability is not counted (spec 4.6 counts it per unit).',
+            },
     tables: [overviewTable(overview, format)],
   }
 }

@@ -53,6 +53,50 @@ export function overviewChart(overview: Overview, format: LocaleFormat): ChartSp
   }
 }
 
+/** The skills employees hold, by level: the overview's chart when no employee sits in a unit. */
+export function skillsByLevelChart(overview: Overview, format: LocaleFormat): ChartSpec {
+  const values = overview.skills_by_level.map((row) => ({
+    level: `Level ${row.level}`,
+    held: row.held,
+    label: format.count(row.held),
+  }))
+  return {
+    width: WIDTH,
+    height: { step: 22 },
+    data: { values },
+    layer: [
+      {
+        mark: { type: 'bar', color: '#1f5f8b' },
+        encoding: {
+          y: { field: 'level', type: 'nominal', sort: null, title: null },
+          x: {
+            field: 'held',
+            type: 'quantitative',
+            title: "Skills held by employees' profiles",
+            axis: { format: ',d', tickMinStep: 1 },
+          },
+        },
+      },
+      {
+        mark: { type: 'text', align: 'left', dx: 4 },
+        encoding: {
+          y: { field: 'level', type: 'nominal', sort: null },
+          x: { field: 'held', type: 'quantitative' },
+          text: { field: 'label' },
+        },
+      },
+    ],
+  }
+}
+
+/** Columns of one block of the heatmap: more are split into blocks one above the other. */
+export const HEATMAP_BLOCK_COLUMNS = 13
+
+/**
+ * The organisation heatmap: units down, groups across, in blocks of at most
+ * HEATMAP_BLOCK_COLUMNS columns one above the other (each with every unit), so that 25 groups fit
+ * a 1024 px screen and print on A4 at their own size instead of shrunk to unreadable labels.
+ */
 export function heatmapChart(heatmap: OrganisationHeatmap, format: LocaleFormat): ChartSpec {
   const groups = heatmap.groups.slice(0, heatmap.charted_groups)
   const unitLabels = heatmap.units.map(
@@ -70,21 +114,43 @@ export function heatmapChart(heatmap: OrganisationHeatmap, format: LocaleFormat)
       }
     }),
   )
+  const blocks = Math.max(1, Math.ceil(groups.length / HEATMAP_BLOCK_COLUMNS))
+  const perBlock = Math.ceil(groups.length / blocks)
+  return {
+    vconcat: Array.from({ length: blocks }, (_, block) => {
+      const names = groups.slice(block * perBlock, (block + 1) * perBlock).map((group) => group.name)
+      return heatmapBlock(
+        values.filter((value) => names.includes(value.group)),
+        unitLabels,
+        names,
+      )
+    }),
+    spacing: 24,
+    resolve: { scale: { color: 'shared' } },
+  } as ChartSpec
+}
+
+/** One block of the heatmap: every unit, some of the groups, their names upright above them. */
+function heatmapBlock(values: object[], unitLabels: string[], groups: string[]) {
   const cell = 26
   return {
-    // Room on the right for the last column labels, which lean out of the grid.
-    padding: { left: 5, top: 5, bottom: 5, right: 200 },
-    width: Math.max(200, groups.length * cell * 1.6),
-    height: heatmap.units.length * cell,
+    width: Math.max(120, groups.length * cell * 1.2),
+    height: unitLabels.length * cell,
     data: { values },
     encoding: {
-      y: { field: 'unit', type: 'nominal', sort: unitLabels, title: null, axis: { labelLimit: 360 } },
+      y: { field: 'unit', type: 'nominal', sort: unitLabels, title: null, axis: { labelLimit: 320 } },
       x: {
         field: 'group',
         type: 'nominal',
-        sort: groups.map((group) => group.name),
+        sort: groups,
         title: null,
-        axis: { orient: 'top', labelAngle: -40, labelAlign: 'left', labelLimit: 320 },
+        axis: {
+          orient: 'top',
+          labelAngle: -90,
+          labelAlign: 'left',
+          labelBaseline: 'middle',
+          labelLimit: 300,
+        },
       },
     },
     layer: [
@@ -114,7 +180,7 @@ export function supplyDemandChart(supply: SupplyDemand, format: LocaleFormat): C
   const order = supply.skills.map((skill) => skill.skill_name)
   const values = supply.skills
     .flatMap((skill) => [
-      { skill: skill.skill_name, measure: 'Asked for by open vacancies and jobs', count: skill.demand },
+      { skill: skill.skill_name, measure: 'Asked for by open vacancies', count: skill.demand },
       { skill: skill.skill_name, measure: 'Employees holding it at the level asked', count: skill.holders },
     ])
     .map((row) => ({ ...row, label: format.count(row.count) }))
@@ -123,7 +189,7 @@ export function supplyDemandChart(supply: SupplyDemand, format: LocaleFormat): C
     height: { step: 10 },
     data: { values },
     encoding: {
-      y: { field: 'skill', type: 'nominal', sort: order, title: null, axis: { labelLimit: 360 } },
+      y: { field: 'skill', type: 'nominal', sort: order, title: null, axis: { labelLimit: 280 } },
       yOffset: { field: 'measure', type: 'nominal', sort: null },
       x: { field: 'count', type: 'quantitative', title: null, axis: { format: ',d', tickMinStep: 1 } },
       color: {

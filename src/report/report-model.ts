@@ -40,6 +40,11 @@ export interface Overview {
   low_data_in_units: number
   /** Employees with a derived profile of the vendor. */
   employees_with_profile: number
+  /**
+   * Skills held by employees' profiles, per level (governed, else inferred): what the overview
+   * charts when no employee sits in an organisational unit to count low data availability by.
+   */
+  skills_by_level: { level: number; held: number }[]
   /** Latest skill event date, and when data was last ingested; null when there is none. */
   latest_event: string | null
   last_ingest: string | null
@@ -68,6 +73,11 @@ export interface HeatmapUnit {
 
 export interface OrganisationHeatmap {
   group_by: 'skill_cluster' | 'subdomain'
+  /**
+   * What the rows are: organisational units; or, for a tenant whose employees sit in no unit, all
+   * employees (depth 1) and their jobs below (depth 2).
+   */
+  rows_by: 'units' | 'jobs'
   depth: number
   /** Every group some employee holds at level 3 or more, most held first. */
   groups: HeatmapGroup[]
@@ -81,15 +91,17 @@ export interface OrganisationHeatmap {
 export interface SupplyDemandSkill {
   skill_id: string
   skill_name: string
-  /** Open vacancies and jobs whose profile asks for the skill. */
+  /** Open vacancies whose profile asks for the skill. */
   open_vacancies: number
+  /** Jobs whose profile asks for it: shown beside, not counted as demand (their roles are mostly filled). */
   jobs: number
+  /** The open vacancies asking for it. */
   demand: number
-  /** The median level asked (the lower one of an even count); null when no level is known. */
+  /** The median level the open vacancies ask (the lower one of an even count); null when no level is known. */
   asked_level: number | null
   /** Employees holding the skill at the asked level (the rule of the 4.5 gap). */
   holders: number
-  /** demand − holders: positive when more openings and jobs ask for it than people hold it. */
+  /** demand − holders: positive when more open vacancies ask for it than employees hold it. */
   shortage: number
 }
 

@@ -19,6 +19,12 @@ export function overviewReading(overview: Overview, asOf: string, format: Locale
   const lines = [
     `${format.count(overview.employees)} employees, ${format.count(overview.jobs)} jobs and ${format.count(overview.vacancies)} vacancies, ${format.count(overview.open_vacancies)} of them open. Their profiles use ${format.count(overview.skills_in_use)} different skills.`,
   ]
+  const held = overview.skills_by_level.reduce((sum, row) => sum + row.held, 0)
+  if (overview.employees_in_units === 0 && held > 0) {
+    lines.push(
+      `No employee belongs to an organisational unit, so low data availability is not counted (spec 4.6 counts it per unit); the chart shows instead the ${format.count(held)} skills their profiles hold, by level.`,
+    )
+  }
   if (overview.employees_in_units > 0) {
     lines.push(
       `${format.share(overview.low_data_in_units / overview.employees_in_units)} of the ${format.count(overview.employees_in_units)} employees placed in an organisational unit have low data availability (fewer than 3 skills, no skill event in the last 3 years, or no profile yet): what the report says about them rests on little.`,
@@ -53,8 +59,14 @@ export function heatmapReading(heatmap: OrganisationHeatmap, format: LocaleForma
       (unit.holders[0] ?? 0) / unit.employees > (best.holders[0] ?? 0) / best.employees ? unit : best,
     )
     lines.push(
-      `${strongest.name} has the highest share in ${widest.name} (${format.share((strongest.holders[0] ?? 0) / strongest.employees)}). Pale cells are where a unit is thin in a ${noun(heatmap)} the organisation has elsewhere.`,
+      `${strongest.name} has the highest share in ${widest.name} (${format.share((strongest.holders[0] ?? 0) / strongest.employees)}). Pale cells are where a ${heatmap.rows_by === 'jobs' ? 'job' : 'unit'} is thin in a ${noun(heatmap)} the organisation has elsewhere.`,
     )
+  }
+  if (heatmap.rows_by === 'jobs') {
+    lines.push(
+      `No employee belongs to an organisational unit, so rows are all employees and, below them, their jobs, with their employees in brackets; columns are the ${format.count(heatmap.charted_groups)} most held of ${format.count(heatmap.groups.length)} ${noun(heatmap)}s (all of them are in the workbook). Place employees in organisational units to compare units instead.`,
+    )
+    return lines
   }
   lines.push(
     `Rows are units down to depth ${heatmap.depth} with their employees in brackets (each unit counts every unit below it); columns are the ${format.count(heatmap.charted_groups)} most held of ${format.count(heatmap.groups.length)} ${noun(heatmap)}s (all of them are in the workbook).${heatmap.employees_without_unit > 0 ? ` ${format.count(heatmap.employees_without_unit)} employees belong to no unit and are in no row.` : ''}`,
@@ -65,14 +77,19 @@ export function heatmapReading(heatmap: OrganisationHeatmap, format: LocaleForma
 export function supplyDemandReading(supply: SupplyDemand, format: LocaleFormat): string[] {
   const short = supply.skills.filter((skill) => skill.shortage > 0)
   const top = supply.skills[0]
-  const lines: string[] = []
-  if (top && top.shortage > 0) {
+  const lines = [
+    'Demand counts the open vacancies that ask for a skill; jobs are shown beside it but not counted, as a job describes a role that is mostly filled already.',
+  ]
+  if (top) {
+    const level = top.asked_level === null ? '' : ` (typically at level ${top.asked_level})`
     lines.push(
-      `The largest shortage is ${top.skill_name}: ${format.count(top.demand)} open vacancies and jobs ask for it${top.asked_level === null ? '' : ` (typically at level ${top.asked_level})`}, and ${format.count(top.holders)} employees hold it at that level.`,
+      top.shortage > 0
+        ? `The largest shortage is ${top.skill_name}: ${format.count(top.demand)} open vacancies ask for it${level}, and ${format.count(top.holders)} employees hold it at that level.`
+        : `No skill is short: each is held at the level asked by at least as many employees as open vacancies ask for it. The closest is ${top.skill_name}: ${format.count(top.demand)} open vacancies ask for it${level}, and ${format.count(top.holders)} employees hold it at that level.`,
     )
   }
   lines.push(
-    `${format.count(short.length)} of the ${format.count(supply.skills.length)} most asked-for skills are held by fewer employees than the open vacancies and jobs that ask for them; these are candidates for hiring or training. Skills at the bottom are well covered inside.`,
+    `${format.count(short.length)} of the ${format.count(supply.skills.length)} skills most asked for are held by fewer employees than the open vacancies that ask for them; these are candidates for hiring or training. Skills at the bottom are well covered inside.`,
   )
   return lines
 }

@@ -54,7 +54,10 @@ export async function writeReport(
 function sectionStates(data: ReportData): Record<string, string> {
   const state = (section: { notice?: string | undefined }) => section.notice ?? 'chart'
   return {
-    overview: data.overview.employees_in_units > 0 ? 'chart' : 'no employee in an organisational unit',
+    overview:
+      data.overview.employees_in_units > 0 || data.overview.skills_by_level.length > 0
+        ? 'chart'
+        : 'no employee in an organisational unit',
     organisation: state(data.organisation),
     supply_and_demand: state(data.supply),
     internal_mobility: state(data.mobility),

@@ -15,8 +15,8 @@ import {
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { threadId } from 'node:worker_threads'
-import { namingFile } from '../errors/file-system-errors.js'
-import { errors } from '../errors/skillhouse-error.js'
+import { writeError } from '../errors/file-system-errors.js'
+import { errors, isSkillhouseError } from '../errors/skillhouse-error.js'
 
 /**
  * Makes the output folder `path` (and its parents) unless it is there; a file in its place is a
@@ -73,7 +73,7 @@ function writeThenRename(
     renameSync(temporary, path)
   } catch (error) {
     rmSync(temporary, { force: true })
-    throw namingFile(error, path)
+    throw writeError(error, path)
   }
 }
 
@@ -107,7 +107,7 @@ export function linkFileAtomic(from: string, path: string): void {
     renameSync(temporary, path)
   } catch (error) {
     rmSync(temporary, { force: true })
-    throw error
+    throw writeError(error, path)
   }
 }
 
@@ -131,7 +131,14 @@ export class AtomicWriteStream {
   /** The stream's error (a folder that cannot be made, a full disk), given by `commit`. */
   private failure: Error | undefined
 
-  constructor(readonly path: string) {
+  /**
+   * `meant` is the file a failure names: `path` itself, or the output it is a step to (the NDJSON
+   * a Parquet file is converted from).
+   */
+  constructor(
+    readonly path: string,
+    private readonly meant = path,
+  ) {
     this.temporary = temporaryPath(path)
     // The folder is made as for writeFileAtomic's callers; a failure is the stream's error.
     try {
@@ -147,31 +154,45 @@ export class AtomicWriteStream {
     return this.failure ? false : this.stream.write(chunk)
   }
 
+  /**
+   * Puts the file in place once all of it is written; on a failure (a full disk, a folder it may
+   * not write) the temporary file is removed and the error names `path`, the cause and the fix.
+   */
   async commit(): Promise<void> {
-    if (!this.failure) {
-      await new Promise<void>((resolve) => {
-        this.stream.once('error', () => resolve())
-        this.stream.end(() => resolve())
-      })
-    }
+    await this.end()
     if (!this.failure && existsSync(this.path) && statSync(this.path).isDirectory()) {
       rmSync(this.temporary, { force: true })
       throw errors.badRequest(`${this.path} is a folder; name the file to write`)
     }
-    if (this.failure) {
+    try {
+      if (this.failure) throw this.failure
+      renameSync(this.temporary, this.path)
+    } catch (error) {
       rmSync(this.temporary, { force: true })
-      throw errors.unavailable(`cannot write ${this.path}: ${this.failure.message}`)
+      const named = writeError(error, this.meant)
+      throw isSkillhouseError(named)
+        ? named
+        : errors.unavailable(`cannot write ${this.meant}: ${(error as Error).message}`)
     }
-    renameSync(this.temporary, this.path)
   }
 
   async abort(): Promise<void> {
-    if (!this.failure) {
-      await new Promise<void>((resolve) => {
-        this.stream.once('error', () => resolve())
-        this.stream.end(() => resolve())
-      })
-    }
+    await this.end()
     rmSync(this.temporary, { force: true })
+  }
+
+  /**
+   * Ends the stream. Its last write's error reaches the end's callback before the 'error' event:
+   * taken from there, or a full disk would commit the half that was written.
+   */
+  private async end(): Promise<void> {
+    if (this.failure) return
+    await new Promise<void>((resolve) => {
+      this.stream.once('error', () => resolve())
+      this.stream.end((error?: Error | null) => {
+        if (error) this.failure ??= error
+        resolve()
+      })
+    })
   }
 }

@@ -178,3 +178,47 @@ describe('internationalised email addresses', () => {
       )
   })
 })
+
+describe('the summary of rows rejected for a record this ingest rejected', () => {
+  // An employee rejected for their email gave one 404 for each of their events: 30 lines that
+  // look unrelated, where one says it all.
+  it('says in one line why the 30 events of a rejected employee were rejected, and keeps every row', async () => {
+    const dataDir = await newTenant()
+    const folder = dirname(
+      inputFile('employees.csv', 'external_id,first_name,email\ne-1,Ann,ann@acme.test\ne-7,Bad,bad@\n'),
+    )
+    const events = Array.from({ length: 30 }, (_, index) =>
+      event(`ev-${index}`, 'text').replace(/^e-1/, 'e-7'),
+    )
+    events.push(event('ev-unknown', 'text').replace(/^e-1/, 'e-404'), event('ev-good', 'text'))
+    writeFileSync(join(folder, 'skill_events.csv'), `${EVENT_HEADER}\n${events.join('\n')}\n`)
+    const rejectsDir = join(temp.dir, `rejects-${++counter}`)
+    const text = await runCli(['ingest', folder, '--rejects-dir', rejectsDir, '--data-dir', dataDir])
+    expect(text.exitCode, String(text.stderr)).toBe(3)
+    const lines = String(text.stdout)
+      .split('\n')
+      .map((line) => line.trim())
+    expect(lines).toContain(
+      "30 rows of employee 'e-7' rejected: the employee was rejected (employees.csv line 3: email: must be a valid email; got 'bad@')",
+    )
+    expect(lines).toContain(
+      "1 row rejected for other reasons (first: line 32: employee_id: employee 'e-404' does not exist; ingest it first (404 Not Found))",
+    )
+    expect(lines.filter((line) => line.includes("'e-7'"))).toHaveLength(1)
+    const { summary, rejects } = await ingestJson(dataDir, folder)
+    const eventsFile = summary.files.find((file) => file.entity === 'skill_events')
+    expect(eventsFile?.reject_causes).toEqual([
+      {
+        rows: 30,
+        rejected_record: "employee 'e-7'",
+        reason: "employees.csv line 3: email: must be a valid email; got 'bad@'",
+      },
+      {
+        rows: 1,
+        rejected_record: null,
+        reason: "line 32: employee_id: employee 'e-404' does not exist; ingest it first (404 Not Found)",
+      },
+    ])
+    expect(rejects.filter((reject) => reject.file === 'skill_events.csv')).toHaveLength(31)
+  })
+})

@@ -1,4 +1,4 @@
-// What `run` says when its input is not right: each rejects file with its first reason, and a
+// What `run` says when its input is not right: each rejects file with its reasons, and a
 // --tenant that names no tenant as a usage error.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -10,18 +10,42 @@ const temp = tempDir('skillhouse-run-messages-')
 afterAll(() => temp.cleanup())
 
 describe('run', () => {
-  // It printed `3 rejected rows` with neither the rejects file nor a reason.
-  it('names each rejects file with its first reason, as ingest does', async () => {
+  // It printed `3 rejected rows` with neither the rejects file nor a reason; then each event of an
+  // employee rejected was one more 404 that looked unrelated.
+  it('names each rejects file with its reasons, one line for the events of a rejected employee', async () => {
     const dataDir = await newCliTenant(temp.dir)
     const inbox = join(temp.dir, 'inbox')
     mkdirSync(inbox)
     writeFileSync(join(inbox, 'employees.csv'), 'external_id,email\ne-1,ann@acme.test\ne-2,bad@\n')
+    const event = (id: string) =>
+      JSON.stringify({
+        external_id: id,
+        employee_id: 'e-2',
+        event_type: 'feedback',
+        timestamp: '2024-01-01',
+        source: 'hr',
+        content: { text: 'SQL' },
+      })
+    writeFileSync(join(inbox, 'skill_events.ndjson'), `${['ev-1', 'ev-2', 'ev-3'].map(event).join('\n')}\n`)
     const out = join(temp.dir, 'out')
     const answer = await runCli(['run', '--inbox', inbox, '--out', out, '--data-dir', dataDir])
     expect(answer.exitCode, String(answer.stderr)).toBe(3)
     expect(String(answer.stdout)).toContain(
-      `rejected 1 rows of employees.csv: ${join(out, 'rejects', 'employees.csv.ndjson')} (first: line 3: email: must be a valid email; got 'bad@')`,
+      `rejected 1 rows of employees.csv: ${join(out, 'rejects', 'employees.csv.ndjson')}\n  first: line 3: email: must be a valid email; got 'bad@'\n`,
     )
+    expect(String(answer.stdout)).toContain(
+      `rejected 3 rows of skill_events.ndjson: ${join(out, 'rejects', 'skill_events.ndjson.ndjson')}\n  3 rows of employee 'e-2' rejected: the employee was rejected (employees.csv line 3: email: must be a valid email; got 'bad@')\n`,
+    )
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
+      inputs: { file: string; reject_causes: unknown }[]
+    }
+    expect(manifest.inputs.find((input) => input.file === 'skill_events.ndjson')?.reject_causes).toEqual([
+      {
+        rows: 3,
+        rejected_record: "employee 'e-2'",
+        reason: "employees.csv line 3: email: must be a valid email; got 'bad@'",
+      },
+    ])
   })
 
   // Events dated after the run's date were accepted silently.

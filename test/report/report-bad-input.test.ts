@@ -80,7 +80,7 @@ describe('skillhouse report on tenants with little in them, and bad flags', () =
       overview: 'chart',
       organisation: 'chart',
       supply_and_demand:
-        'No open vacancy and no job asks for any skill: there are none, or their profiles are empty.',
+        'No open vacancy asks for any skill (there are none, or their profiles are empty): demand counts open vacancies only, as a job describes a role that is mostly filled already.',
       internal_mobility: 'The tenant has no open vacancy.',
       bench_strength: 'The tenant has no jobs.',
       data_quality: 'chart',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { titledCutLabels } from '../../src/report/chart-svg.js'
 import { LocaleFormat } from '../../src/report/number-format.js'
 import { dataQualityChart, mobilityBuckets } from '../../src/report/report-charts.js'
 import type { Mobility } from '../../src/report/report-model.js'
@@ -51,5 +52,12 @@ describe("the report's charts", () => {
       { bucket: 'Best candidate 0.50 to under 0.70', vacancies: 2 },
       { bucket: 'Best candidate 0.70 or above', vacancies: 2 },
     ])
+  })
+
+  it('give a label cut short its whole text as a title, escaped, and leave whole labels alone', () => {
+    const svg = '<svg><text x="1">R&amp;D &lt;Antwerp…</text><text>Sales</text><text>Unknown…</text></svg>'
+    expect(titledCutLabels(svg, ['Sales', 'R&D <Antwerp> & Ghent'])).toBe(
+      '<svg><text x="1"><title>R&amp;D &lt;Antwerp&gt; &amp; Ghent</title>R&amp;D &lt;Antwerp…</text><text>Sales</text><text>Unknown…</text></svg>',
+    )
   })
 })

@@ -66,6 +66,54 @@ describe('skillhouse report: report.html in a browser', () => {
     expect(text).toContain('Magazijnbeheer')
   })
 
+  // The heatmap was 1,604 px wide: it scrolled sideways on a 1024 px screen and printed on A4
+  // shrunk to labels of 5 to 7 px.
+  it('fits every chart on a 1024 px screen, and prints each on A4 landscape at its own size', async () => {
+    const { page } = opened
+    const charts = () =>
+      page.$$eval('figure.chart', (figures) =>
+        figures.map((figure) => {
+          const svg = figure.querySelector('svg') as unknown as {
+            width: { baseVal: { value: number } }
+            getBoundingClientRect(): { width: number }
+          }
+          return {
+            chart: figure.getAttribute('data-chart'),
+            scrolls: figure.scrollWidth > figure.clientWidth,
+            scale: svg.getBoundingClientRect().width / svg.width.baseVal.value,
+          }
+        }),
+      )
+    try {
+      await page.setViewport({ width: 1024, height: 800 })
+      expect((await charts()).filter((chart) => chart.scrolls)).toEqual([])
+      // A4 landscape less the page's 12 mm margins, at 96 px an inch: 273 mm.
+      await page.emulateMediaType('print')
+      await page.setViewport({ width: Math.floor((273 / 25.4) * 96), height: 800 })
+      for (const chart of await charts()) expect(chart.scale, String(chart.chart)).toBeGreaterThan(0.99)
+    } finally {
+      await page.emulateMediaType('screen')
+      await page.setViewport({ width: 1400, height: 1000 })
+    }
+  })
+
+  // A name longer than its axis's room was cut with … and nothing to read it whole by.
+  it('gives every label cut short its whole text as a title', async () => {
+    const cut = await opened.page.$$eval('svg text', (texts) =>
+      texts
+        .filter((text) => (text.lastChild?.textContent ?? '').endsWith('…'))
+        .map((text) => ({
+          shown: (text.lastChild?.textContent ?? '').slice(0, -1),
+          title: text.querySelector('title')?.textContent ?? null,
+        })),
+    )
+    expect(cut.length).toBeGreaterThan(0)
+    for (const label of cut) {
+      expect(label.title, label.shown).not.toBeNull()
+      expect(label.title?.startsWith(label.shown), label.shown).toBe(true)
+    }
+  })
+
   it('saves a screenshot of each section', async () => {
     for (const [id] of REPORT_SECTIONS) {
       const path = join(temp.dir, `section-${id}.png`)

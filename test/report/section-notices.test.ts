@@ -45,7 +45,7 @@ describe('the notices of report sections that cannot show anything yet', () => {
     })
     expect(report.supply).toEqual({
       notice:
-        'Skill profiles have not been derived yet (run skillhouse derive or skillhouse run): no vacancy or job asks for a skill yet.',
+        'Skill profiles have not been derived yet (run skillhouse derive or skillhouse run): no open vacancy asks for a skill yet.',
     })
     expect(report.mobility).toEqual({
       notice:

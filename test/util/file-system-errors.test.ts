@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { fileSystemError, namingFile } from '../../src/errors/file-system-errors.js'
+import { fileSystemError, namingFile, writeError } from '../../src/errors/file-system-errors.js'
 
 describe('a file that cannot be written', () => {
   it('for want of space names the file meant, the cause and the fix in one line (a real ENOSPC: /dev/full)', () => {
@@ -27,6 +27,17 @@ describe('a file that cannot be written', () => {
     expect(error?.descriptions).toEqual([
       'cannot write /srv/skillhouse/demo.duckdb.wal: permission denied; give this user write access to /srv/skillhouse, or use another folder',
     ])
+  })
+
+  it('of a file written through a temporary one names the file meant, as DuckDB says it too', () => {
+    const duckdb = new Error(
+      'IO Error: Could not write file "/out/.matching.parquet.7.tmp": No space left on device',
+    )
+    expect((writeError(duckdb, '/out/matching.parquet') as Error).message).toBe(
+      'cannot write /out/matching.parquet: no space left on the device; free space on the device of /out (or use another folder) and run again',
+    )
+    const other = new Error('Binder Error: column "x" not found')
+    expect(writeError(other, '/out/matching.parquet')).toBe(other)
   })
 
   it('leaves every other error as it is', () => {
