@@ -3,7 +3,7 @@ import type { EventInput } from '../profiles/evidence.js'
 import { strictCheck } from '../profiles/strict-check.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { FileToIngest, GoodRow, IngestOutcome, IngestPath } from './ingest-types.js'
-import { checkInParallel, PARALLEL_PARTS, useParallelCheck } from './parallel-ndjson.js'
+import { checkInParallel, PARALLEL_PARTS, parallelCheckScript } from './parallel-ndjson.js'
 import { csvRecordLines, readSource, type SourceRow } from './read-source.js'
 import { loadDefinitions, ReferenceIndex } from './reference-index.js'
 import type { Problem, Reject } from './rejects.js'
@@ -82,8 +82,12 @@ async function readAndCheck(file: FileToIngest): Promise<CheckedRows> {
   await references.load(kind.referenceTargets)
   const context: RowCheckContext = { kind, settings: options.settings, definitions, references }
   const strict = options.strict && kind.storage === 'skill_events' ? await strictCheck(database) : undefined
-  if (!strict && useParallelCheck(kind, options.format, readPath) && staging.prepareParts) {
+  const script = strict
+    ? undefined
+    : parallelCheckScript(kind, options.format, readPath, options.checkThreads)
+  if (script && staging.prepareParts) {
     const inWorkers = await checkInParallel({
+      script,
       path: readPath,
       format: options.format as 'ndjson' | 'csv',
       kind,
