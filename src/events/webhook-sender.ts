@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads'
-import { runsCompiled } from '../util/module-source.js'
+import { workerScriptBeside } from '../util/module-source.js'
 import { noAnswer, type PostOutcome, type PreparedEvent, postInOrder } from './webhook-post.js'
 import type { SenderReply, SenderRequest } from './webhook-sender-worker.js'
 
@@ -33,15 +33,15 @@ export function sameThreadSender(stopped: () => boolean = () => false): WebhookS
   }
 }
 
-/** The sender thread's module (built: the thread runs only from compiled JavaScript). */
-const WORKER = new URL('./webhook-sender-worker.js', import.meta.url)
-
 /**
- * A sender on a thread of its own when the code runs compiled, else on this one (vitest runs the
- * sources, which a worker thread cannot load).
+ * A sender on a thread of its own, running `script` (default: the compiled
+ * webhook-sender-worker.js beside this module), else on this one when there is no script (the
+ * sources run under vitest: a worker thread loads JavaScript only).
  */
-export function webhookSender(): WebhookSender {
-  return runsCompiled ? new ThreadSender(WORKER) : sameThreadSender()
+export function webhookSender(
+  script: URL | undefined = workerScriptBeside('webhook-sender-worker', import.meta.url),
+): WebhookSender {
+  return script ? new ThreadSender(script) : sameThreadSender()
 }
 
 /**

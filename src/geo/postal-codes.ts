@@ -80,27 +80,36 @@ export class PostalCodeTable {
     const wanted = countries
       ? [...new Set([...countries].map((country) => country.toUpperCase()))]
       : undefined
-    const byCountry = new Map<string, Map<string, PostalPlace>>()
-    let rows = 0
-    const add = (list: PostalPlace[]) => {
-      for (const row of list) {
-        let codes = byCountry.get(row.country)
-        if (!codes) {
-          codes = new Map()
-          byCountry.set(row.country, codes)
-        }
-        codes.set(row.postal_code, row)
-        rows++
-      }
-    }
     const sql = 'SELECT country, postal_code, place, lat, lng FROM postal_codes'
-    if (wanted === undefined) add(await database.all<PostalPlace & Record<string, unknown>>(sql))
-    else {
-      for (const country of wanted) {
-        add(await database.all<PostalPlace & Record<string, unknown>>(`${sql} WHERE country = $1`, [country]))
-      }
+    if (wanted === undefined)
+      return PostalCodeTable.of(await database.all<PostalPlace & Record<string, unknown>>(sql))
+    const places: PostalPlace[] = []
+    for (const country of wanted) {
+      const rows = await database.all<PostalPlace & Record<string, unknown>>(`${sql} WHERE country = $1`, [
+        country,
+      ])
+      for (const row of rows) places.push(row)
     }
-    return new PostalCodeTable(byCountry, rows)
+    return PostalCodeTable.of(places)
+  }
+
+  /** A table of the places `places` (as `places()` lists them): how a worker thread gets one. */
+  static of(places: readonly PostalPlace[]): PostalCodeTable {
+    const byCountry = new Map<string, Map<string, PostalPlace>>()
+    for (const row of places) {
+      let codes = byCountry.get(row.country)
+      if (!codes) {
+        codes = new Map()
+        byCountry.set(row.country, codes)
+      }
+      codes.set(row.postal_code, row)
+    }
+    return new PostalCodeTable(byCountry, places.length)
+  }
+
+  /** Every place of the table. */
+  places(): PostalPlace[] {
+    return [...this.byCountry.values()].flatMap((codes) => [...codes.values()])
   }
 
   /** The place of a postal code (with the fallbacks of `postalKeyCandidates`), or undefined. */

@@ -6,7 +6,7 @@ import { ENTITY_NAMES, type EntityKind, entityKind } from '../records/entity-kin
 import type { TenantSettings } from '../schemas/tenant-settings.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { ingestedBefore, ingestFile, readFileFacts } from './ingest-file.js'
-import type { IngestFileResult } from './ingest-types.js'
+import type { IngestFileResult, ParallelCheckThreads } from './ingest-types.js'
 import { type CsvDelimiter, formatOf, type SourceFormat } from './read-source.js'
 import { type RejectCause, RejectedReferences } from './rejected-references.js'
 import { removeRejects, writeRejects } from './rejects.js'
@@ -150,6 +150,8 @@ export interface IngestOptions {
   sqlPath?: boolean
   delimiter?: CsvDelimiter
   encoding?: TextEncoding
+  /** See IngestFileOptions.checkThreads. */
+  checkThreads?: ParallelCheckThreads
   /**
    * A data file that cannot be read at all (bad input, exit 2): `stop` ends the ingest with its
    * error; `skip` lists it in `rejected_files` and goes on with the other files (the nightly
@@ -214,6 +216,7 @@ export async function ingestPaths(options: IngestOptions): Promise<IngestSummary
           sqlPath: options.sqlPath !== false,
           ...(options.delimiter ? { delimiter: options.delimiter } : {}),
           ...(options.encoding ? { encoding: options.encoding } : {}),
+          ...(options.checkThreads ? { checkThreads: options.checkThreads } : {}),
           ...(facts ? { facts } : {}),
           onProgress: (rows) => options.onProgress?.(file, rows),
         }))

@@ -13,6 +13,14 @@ import type { InvalidUtf8, TextEncoding } from './text-encoding.js'
  * file, and what the check workers and the main thread send each other.
  */
 
+/** How a large file of skill events is checked on worker threads (parallel-ndjson.ts). */
+export interface ParallelCheckThreads {
+  /** The worker script (ndjson-check-worker.js); default: the compiled one beside this module. */
+  script?: URL | undefined
+  /** The smallest file checked on threads; default SKILLHOUSE_PARALLEL_MIN_BYTES, else 16 MiB. */
+  minBytes?: number | undefined
+}
+
 export interface IngestFileOptions {
   database: TenantDatabase
   settings: TenantSettings
@@ -32,6 +40,7 @@ export interface IngestFileOptions {
   encoding?: TextEncoding
   /** The file's facts when the caller has read them already. */
   facts?: Promise<FileFacts>
+  checkThreads?: ParallelCheckThreads
 }
 
 export interface IngestFileResult {

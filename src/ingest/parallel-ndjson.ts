@@ -5,26 +5,35 @@ import { Worker } from 'node:worker_threads'
 import type { EntityKind, ReferenceTarget } from '../records/entity-kinds.js'
 import type { PropertyType } from '../schemas/custom-properties.js'
 import type { TenantSettings } from '../schemas/tenant-settings.js'
-import { runsCompiled } from '../util/module-source.js'
-import type { NdjsonCheckMessage, NdjsonCheckTask, StagedColumns } from './ingest-types.js'
+import { workerScriptBeside } from '../util/module-source.js'
+import type {
+  NdjsonCheckMessage,
+  NdjsonCheckTask,
+  ParallelCheckThreads,
+  StagedColumns,
+} from './ingest-types.js'
 import { type CsvDelimiter, csvToCellLines } from './read-source.js'
 import type { Reject } from './rejects.js'
 import { stagingFile } from './staging.js'
-
-const WORKER = new URL('./ndjson-check-worker.js', import.meta.url)
 
 /** Worker threads (and so parts of the file) of a parallel check: one per core, 2 to 4. */
 export const PARALLEL_PARTS = Math.max(2, Math.min(availableParallelism(), 4))
 
 /**
- * Whether a file is checked by worker threads: skill events as NDJSON or CSV, large enough to pay
- * for the threads (SKILLHOUSE_PARALLEL_MIN_BYTES, default 16 MiB), from compiled code (workers run JS).
+ * The worker script that checks a file (skill events as NDJSON or CSV, large enough to pay for
+ * the threads), or undefined when the file is checked on this thread (so it is when there is no
+ * script: the sources run under vitest, and a worker thread loads JavaScript only).
  */
-export function useParallelCheck(kind: EntityKind, format: string, path: string): boolean {
-  if (kind.storage !== 'skill_events' || (format !== 'ndjson' && format !== 'csv')) return false
-  if (!runsCompiled) return false
-  const threshold = Number(process.env.SKILLHOUSE_PARALLEL_MIN_BYTES ?? 16 * 1024 * 1024)
-  return statSync(path).size >= threshold
+export function parallelCheckScript(
+  kind: EntityKind,
+  format: string,
+  path: string,
+  threads: ParallelCheckThreads = {},
+): URL | undefined {
+  if (kind.storage !== 'skill_events' || (format !== 'ndjson' && format !== 'csv')) return undefined
+  const script = threads.script ?? workerScriptBeside('ndjson-check-worker', import.meta.url)
+  const threshold = threads.minBytes ?? Number(process.env.SKILLHOUSE_PARALLEL_MIN_BYTES ?? 16 * 1024 * 1024)
+  return script && statSync(path).size >= threshold ? script : undefined
 }
 
 export interface ParallelCheckResult {
@@ -42,6 +51,8 @@ export interface ParallelCheckResult {
  * (NDJSON) or positions (CSV, whose lines are found afterwards).
  */
 export async function checkInParallel(options: {
+  /** The worker script (see `parallelCheckScript`). */
+  script: URL
   path: string
   format: 'ndjson' | 'csv'
   kind: EntityKind
@@ -81,7 +92,7 @@ export async function checkInParallel(options: {
           referenceIds: options.referenceIds,
         }
         return new Promise<{ rows: number; rejects: Reject[] }>((resolve, reject) => {
-          const worker = new Worker(WORKER, {
+          const worker = new Worker(options.script, {
             workerData: task,
             resourceLimits: { maxOldGenerationSizeMb: workerHeapMb(options.referenceIds) },
           })

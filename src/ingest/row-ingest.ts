@@ -6,7 +6,7 @@ import type { Problem } from '../records/row-check.js'
 import { checkRow, type RowCheckContext } from '../records/row-check.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { FileToIngest, GoodRow, IngestOutcome, IngestPath } from './ingest-types.js'
-import { checkInParallel, PARALLEL_PARTS, useParallelCheck } from './parallel-ndjson.js'
+import { checkInParallel, PARALLEL_PARTS, parallelCheckScript } from './parallel-ndjson.js'
 import { csvRecordLines, readSource, type SourceRow } from './read-source.js'
 import type { Reject } from './rejects.js'
 import { type Staging, stagingFor } from './staging.js'
@@ -83,8 +83,12 @@ async function readAndCheck(file: FileToIngest): Promise<CheckedRows> {
   await references.load(kind.referenceTargets)
   const context: RowCheckContext = { kind, settings: options.settings, definitions, references }
   const strict = options.strict && kind.storage === 'skill_events' ? await strictCheck(database) : undefined
-  if (!strict && useParallelCheck(kind, options.format, readPath) && staging.prepareParts) {
+  const script = strict
+    ? undefined
+    : parallelCheckScript(kind, options.format, readPath, options.checkThreads)
+  if (script && staging.prepareParts) {
     const inWorkers = await checkInParallel({
+      script,
       path: readPath,
       format: options.format as 'ndjson' | 'csv',
       kind,

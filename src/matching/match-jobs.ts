@@ -8,7 +8,7 @@ import type { TenantDatabase } from '../store/tenant-database.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
-import { runsCompiled } from '../util/module-source.js'
+import { workerScriptBeside } from '../util/module-source.js'
 import { compilePropertyRule, isCustomPropertyRule } from './custom-property-rules.js'
 import { employeeUpdateTimes, jobCount, jobIndex, weightedTargetSkills } from './job-index.js'
 import type { JobIndex, JobMatchData } from './job-match-data.js'
@@ -55,7 +55,16 @@ export const JOB_MATCHING_RANGES: Ranges = {
   'weights[].value': [0, 100],
 }
 
-const WORKER = new URL('./job-match-worker.js', import.meta.url)
+/** How job scoring runs on worker threads. */
+export interface JobScoringThreads {
+  /** The worker script (job-match-worker.js); default: the compiled one beside this module. */
+  script?: URL | undefined
+  /**
+   * How many threads (0: score on this thread); default: SKILLHOUSE_MATCH_WORKERS, else one per
+   * core up to 8, for SKILLHOUSE_MATCH_PARALLEL_MIN_JOBS jobs (256) or more.
+   */
+  threads?: number | undefined
+}
 
 /** A checked 4.10 request: body, query and the tenant's features. */
 interface PreparedJobRequest {
@@ -237,35 +246,38 @@ function noEmployeeListed(
   return `${field}.external_ids: names no employee of tenant ${tenant.settings.name} (${shown(ids)}); the filters of 4.10 select the employees that are matched, not the jobs${named.length > 0 ? `, and ${shown(named)} ${named.length === 1 ? 'is a job' : 'are jobs'}` : ''}; list employee external_ids, or page through the jobs with starting_after and limit`
 }
 
-/** How many worker threads score `jobs` jobs: none under vitest (TypeScript sources) or for small work. */
-function workerCount(jobs: number): number {
-  if (!runsCompiled) return 0
+/** The threads that score `jobs` jobs (see JobScoringThreads) and their script; null for none. */
+function workerCount(jobs: number, options: JobScoringThreads): { script: URL; threads: number } | null {
+  const script = options.script ?? workerScriptBeside('job-match-worker', import.meta.url)
   const configured = process.env.SKILLHOUSE_MATCH_WORKERS
-  const threads = configured !== undefined ? Number(configured) : Math.min(availableParallelism(), 8)
   const minimum = Number(process.env.SKILLHOUSE_MATCH_PARALLEL_MIN_JOBS ?? 256)
-  if (!(threads >= 2) || jobs < minimum) return 0
-  return Math.min(threads, Math.ceil(jobs / 16))
+  const threads =
+    options.threads ??
+    (jobs < minimum ? 0 : configured !== undefined ? Number(configured) : Math.min(availableParallelism(), 8))
+  if (!script || !(threads >= 2)) return null
+  return { script, threads: Math.min(threads, Math.ceil(jobs / 16)) }
 }
 
-let pool: JobWorkerPool | undefined
+let pool: { pool: JobWorkerPool; script: string } | undefined
 
 /**
- * The process's job matching threads, `threads` of them, started on first use and kept (idle
- * threads do not keep the process alive); a pool that failed is replaced.
+ * The process's job matching threads, `threads` of them on `script`, started on first use and
+ * kept (idle threads do not keep the process alive); a pool that failed is replaced.
  */
-function workerPool(threads: number): JobWorkerPool {
-  if (!pool?.healthy || pool.size !== threads) {
+function workerPool(script: URL, threads: number): JobWorkerPool {
+  if (!pool?.pool.healthy || pool.pool.size !== threads || pool.script !== script.href) {
     const previous = pool
-    void previous?.close()
-    pool = new JobWorkerPool(WORKER, threads)
+    void previous?.pool.close()
+    pool = { pool: new JobWorkerPool(script, threads), script: script.href }
   }
-  return pool
+  return pool.pool
 }
 
 /**
  * Scores `jobs` (job numbers of the index) into a table with a slot per job: in the worker
- * threads when the work is large and the code is compiled, in this thread otherwise. Both give
- * the same answers: the scorer is one class and reads the same arrays (shared memory, no copy).
+ * threads when the work is large and there is a worker script (see JobScoringThreads), in this
+ * thread otherwise. Both give the same answers: the scorer is one class and reads the same
+ * arrays (shared memory, no copy).
  */
 export async function scoreJobs(
   data: JobMatchData,
@@ -273,9 +285,10 @@ export async function scoreJobs(
   mask: Uint8Array,
   params: JobScoringParams,
   pair: PairFilterSpec | null,
+  options: JobScoringThreads = {},
 ): Promise<JobMatchesTable> {
-  const threads = workerCount(jobs.length)
-  if (threads > 0) return workerPool(threads).score(data, jobs, mask, params, pair)
+  const threads = workerCount(jobs.length, options)
+  if (threads) return workerPool(threads.script, threads.threads).score(data, jobs, mask, params, pair)
   const scorer = new JobCandidateScorer(data, mask, params, pair ? pairFilterOf(pair) : undefined)
   const table = jobMatchesTable(jobs.length, params.k, false)
   for (let slot = 0; slot < jobs.length; slot++) scorer.scoreInto(jobs[slot] as number, table, slot)
@@ -414,6 +427,7 @@ export interface JobExportStats {
 export interface ExportAllJobsOptions {
   /** Called with each page, in order, as `matchJobs` would have answered it. */
   onPage?: (page: JobMatchingResponse) => void | Promise<void>
+  threads?: JobScoringThreads
 }
 
 /**
@@ -429,15 +443,15 @@ export async function exportAllJobs(
   const started = performance.now()
   const prepared = await prepare(tenant, request, query)
   // The threads start while the index is read (a cold export reads it from DuckDB first).
-  const threads = workerCount(await jobCount(tenant.database))
-  if (threads > 0) workerPool(threads)
+  const threads = workerCount(await jobCount(tenant.database), options.threads ?? {})
+  if (threads) workerPool(threads.script, threads.threads)
   const indexStarted = performance.now()
   const index = await jobIndex(tenant.database, prepared.vendor, prepared.features, tenant.dataVersion)
   const indexSeconds = (performance.now() - indexStarted) / 1000
   const { mask, pair } = await compileFilters(tenant, index, prepared.body)
   const first = pageOf(index.jobIds, prepared.body.starting_after, 0).first
   const numbers = Array.from({ length: index.jobIds.length - first }, (_, offset) => first + offset)
-  const table = await scoreJobs(index.data, numbers, mask, prepared.params, pair)
+  const table = await scoreJobs(index.data, numbers, mask, prepared.params, pair, options.threads)
   const all = await records(tenant, index, prepared, numbers, table)
   const limit = prepared.body.limit
   if (options.onPage) {

@@ -1,12 +1,15 @@
+import { availableParallelism } from 'node:os'
 import { errors } from '../errors/skillhouse-error.js'
 import { ExternalId } from '../schemas/common.js'
 import { LIMITS } from '../schemas/limits.js'
 import { VacancyMatchingRequest } from '../schemas/matching.js'
 import type { ExternalVendor } from '../schemas/vendors.js'
 import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
+import { workerScriptBeside } from '../util/module-source.js'
 import type { MatchingTenant } from './match-jobs.js'
 import { parseOr422, type Ranges } from './request-issues.js'
 import { roundScore, type ScoringFeatures, weightedMean } from './scoring-model.js'
@@ -27,6 +30,7 @@ import { VacancyCandidateFinder } from './vacancy-postings.js'
 import { type VacancyPage, vacancyEntities, vacancyRecord } from './vacancy-records.js'
 import { checkVacancyRequest, type VacancyPlan } from './vacancy-request-check.js'
 import { type SharedRequestParts, sharedRequestParts } from './vacancy-request-context.js'
+import { type VacancyAnswer, VacancyWorkerPool } from './vacancy-worker-pool.js'
 
 /** Ranges of section 8 and of the request schema, for 422 messages that name both ends. */
 export const VACANCY_MATCHING_RANGES: Ranges = {
@@ -111,24 +115,25 @@ export async function matchVacanciesFor(
   return answer.response
 }
 
-/** 4.11 for one employee: the response, or the problems of the request for this employee. */
-type VacancyMatchingAnswer =
-  | { response: VacancyMatchingResponse; problems?: undefined }
-  | { response?: undefined; problems: string[] }
-
 /** What the answers of a batch share: the request's parts, and the finder of candidate vacancies. */
-interface VacancyBatch {
+export interface VacancyBatch {
   shared: SharedRequestParts
   finder: VacancyCandidateFinder
 }
 
-async function answerVacancyMatching(
+/** The parts a batch's answers share, made once per batch (and thread). */
+export function vacancyBatch(database: TenantDatabase, index: VacancyIndex): VacancyBatch {
+  return { shared: sharedRequestParts(database, index), finder: new VacancyCandidateFinder(index) }
+}
+
+/** 4.11 for one employee: the response, or the problems of the request for this employee. */
+export async function answerVacancyMatching(
   tenant: MatchingTenant,
   index: VacancyIndex,
   employee: EmployeeForMatching,
   prepared: PreparedVacancyMatching,
   batch?: VacancyBatch,
-): Promise<VacancyMatchingAnswer> {
+): Promise<VacancyAnswer> {
   const { query } = prepared
   const includes = new Set<string>(query.include)
   const restricted = (prepared.body.event_types ?? []).length > 0
@@ -207,6 +212,49 @@ function rank(
 /** How many employees' records a batch reads at a time. */
 const EMPLOYEES_READ_AT_ONCE = 2_000
 
+/** Employees of one message to a worker thread: small enough that the threads finish together. */
+const EMPLOYEES_PER_MESSAGE = 250
+
+/** How a batch of 4.11 answers runs on worker threads. */
+export interface VacancyBatchThreads {
+  /** The worker script (vacancy-match-worker.js); default: the compiled one beside this module. */
+  script?: URL | undefined
+  /**
+   * How many threads (0: answer on this thread); default: SKILLHOUSE_MATCH_WORKERS, else one per
+   * core up to 8, for batches of SKILLHOUSE_VACANCY_PARALLEL_MIN_EMPLOYEES employees (500) or more.
+   */
+  threads?: number | undefined
+}
+
+/** The threads of a batch of `employees` answers (see VacancyBatchThreads), and their script. */
+function batchThreads(
+  employees: number,
+  options: VacancyBatchThreads,
+): { script: URL; threads: number } | null {
+  const script = options.script ?? workerScriptBeside('vacancy-match-worker', import.meta.url)
+  const configured = process.env.SKILLHOUSE_MATCH_WORKERS
+  const minimum = Number(process.env.SKILLHOUSE_VACANCY_PARALLEL_MIN_EMPLOYEES ?? 500)
+  const threads =
+    options.threads ??
+    (employees < minimum
+      ? 0
+      : configured !== undefined
+        ? Number(configured)
+        : Math.min(availableParallelism(), 8))
+  if (!script || !(threads >= 1)) return null
+  return { script, threads: Math.min(threads, Math.ceil(employees / EMPLOYEES_PER_MESSAGE)) }
+}
+
+/** What a batch reports. */
+export interface VacancyBatchSummary {
+  employees: number
+  matches: number
+  seconds: number
+  failed: { employee_id: string; errors: string[] }[]
+  /** Worker threads that answered (0: this thread did). */
+  threads: number
+}
+
 /**
  * 4.11 for every employee, in external_id order (`match vacancies --all-employees`, the nightly
  * job), or for the employees named in `options.employees`: the request is checked once; each
@@ -214,20 +262,17 @@ const EMPLOYEES_READ_AT_ONCE = 2_000
  * byte, made as a batch: the employees' records are read a few thousand at a time, what the
  * requests share (places, distances, definitions) is found once, and when skills_match is the
  * only weight only the vacancies asking for a skill the employee holds are tested and scored
- * (found through posting lists of the vacancies' skills; the others score 0).
+ * (found through posting lists of the vacancies' skills; the others score 0). A large batch is
+ * answered on worker threads (`options.threads`), by the same code: the same answers, in the
+ * same order.
  */
 export async function matchAllEmployees(
   tenant: MatchingTenant,
   body: unknown,
   query: VacancyMatchingQuery,
   onResult: (result: VacancyMatchingResponse) => void | Promise<void>,
-  options: { employees?: readonly string[] } = {},
-): Promise<{
-  employees: number
-  matches: number
-  seconds: number
-  failed: { employee_id: string; errors: string[] }[]
-}> {
+  options: { employees?: readonly string[]; threads?: VacancyBatchThreads } = {},
+): Promise<VacancyBatchSummary> {
   const started = performance.now()
   const prepared = await prepareVacancyMatching(tenant, body, query)
   const ids =
@@ -241,23 +286,72 @@ export async function matchAllEmployees(
   const failed: { employee_id: string; errors: string[] }[] = []
   // The batch reads; nothing writes meanwhile: one index serves every employee.
   const index = await vacancyIndex(tenant.database, prepared.vendor, prepared.features, tenant.dataVersion)
-  const batch: VacancyBatch = {
-    shared: sharedRequestParts(tenant.database, index),
-    finder: new VacancyCandidateFinder(index),
+  const take = async (employee: string, answer: VacancyAnswer) => {
+    if (answer.problems) {
+      // A request can be fine for most employees and not for one (a max_geo_distance filter
+      // without a location, for an employee whose own location is unknown): report it, go on.
+      failed.push({ employee_id: employee, errors: answer.problems })
+      return
+    }
+    matches += answer.response.records.length
+    await onResult(answer.response)
   }
-  for (let from = 0; from < ids.length; from += EMPLOYEES_READ_AT_ONCE) {
-    const chunk = ids.slice(from, from + EMPLOYEES_READ_AT_ONCE)
-    for (const employee of await loadEmployeesForMatching(tenant.database, index, chunk)) {
-      const answer = await answerVacancyMatching(tenant, index, employee, prepared, batch)
-      if (answer.problems) {
-        // A request can be fine for most employees and not for one (a max_geo_distance filter
-        // without a location, for an employee whose own location is unknown): report it, go on.
-        failed.push({ employee_id: employee.id, errors: answer.problems })
-        continue
-      }
-      matches += answer.response.records.length
-      await onResult(answer.response)
+  const threads = batchThreads(ids.length, options.threads ?? {})
+  const chunks = (async function* () {
+    for (let from = 0; from < ids.length; from += EMPLOYEES_READ_AT_ONCE)
+      yield await loadEmployeesForMatching(
+        tenant.database,
+        index,
+        ids.slice(from, from + EMPLOYEES_READ_AT_ONCE),
+      )
+  })()
+  if (threads) {
+    const pool = new VacancyWorkerPool(threads.script, threads.threads, tenant, { body, query }, index)
+    try {
+      await answerOnThreads(pool, chunks, take)
+    } finally {
+      await pool.close()
+    }
+  } else {
+    const batch = vacancyBatch(tenant.database, index)
+    for await (const chunk of chunks) {
+      for (const employee of chunk)
+        await take(employee.id, await answerVacancyMatching(tenant, index, employee, prepared, batch))
     }
   }
-  return { employees: ids.length, matches, seconds: (performance.now() - started) / 1000, failed }
+  const seconds = (performance.now() - started) / 1000
+  return { employees: ids.length, matches, seconds, failed, threads: threads?.threads ?? 0 }
+}
+
+/**
+ * Sends the employees to the pool a message at a time, a few messages per thread ahead, and
+ * takes the answers in the employees' order.
+ */
+async function answerOnThreads(
+  pool: VacancyWorkerPool,
+  chunks: AsyncIterable<EmployeeForMatching[]>,
+  take: (employee: string, answer: VacancyAnswer) => Promise<void>,
+): Promise<void> {
+  const pending: { ids: string[]; answers: Promise<VacancyAnswer[]> }[] = []
+  const takeFirst = async () => {
+    const first = pending.shift()
+    if (!first) return
+    const answers = await first.answers
+    for (const [at, answer] of answers.entries()) await take(first.ids[at] as string, answer)
+  }
+  try {
+    for await (const chunk of chunks) {
+      for (let from = 0; from < chunk.length; from += EMPLOYEES_PER_MESSAGE) {
+        const employees = chunk.slice(from, from + EMPLOYEES_PER_MESSAGE)
+        const answers = pool.answer(employees)
+        // A failure is met when its turn comes; until then it must not count as unhandled.
+        answers.catch(() => undefined)
+        pending.push({ ids: employees.map((employee) => employee.id), answers })
+        while (pending.length > pool.size * 3) await takeFirst()
+      }
+    }
+    while (pending.length > 0) await takeFirst()
+  } finally {
+    pending.length = 0
+  }
 }

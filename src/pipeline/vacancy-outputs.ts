@@ -63,7 +63,10 @@ export async function writeVacancyOutputs(tenant: OpenTenant, out: string): Prom
   for (const [id, input] of inputs) {
     const sha256 = kept.answer(id, input)
     if (sha256 === undefined) stale.push(id)
-    else place(id, sha256)
+    else {
+      place(id, sha256)
+      await kept.settle()
+    }
   }
   let failed: VacancyOutputs['failed'] = []
   if (stale.length > 0) {
@@ -71,7 +74,10 @@ export async function writeVacancyOutputs(tenant: OpenTenant, out: string): Prom
       tenant,
       {},
       {},
-      (response) => place(response.employee_id, kept.keep(`${JSON.stringify(response)}\n`)),
+      async (response) => {
+        place(response.employee_id, kept.keep(`${JSON.stringify(response)}\n`))
+        await kept.settle()
+      },
       { employees: stale },
     )
     failed = summary.failed
@@ -81,7 +87,7 @@ export async function writeVacancyOutputs(tenant: OpenTenant, out: string): Prom
     if (!state.employees[id]) rmSync(vacancyMatchesPath(out, id), { force: true })
   }
   // The answers are on the disk before a state file (or the manifest) says they are there.
-  kept.commit(state.employees)
+  await kept.commit(state.employees)
   writeFileAtomic(statePath, JSON.stringify(state))
   const files: Record<string, string> = {}
   for (const [id, entry] of Object.entries(state.employees))

@@ -1,7 +1,7 @@
 import type { TitledJob } from '../extraction/job-titles.js'
 import type { SkillExtractor } from '../extraction/skill-extractor.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
-import { runsCompiled } from '../util/module-source.js'
+import { workerScriptBeside } from '../util/module-source.js'
 import type { EmployeeSelection } from './change-set.js'
 import type { DeriveWorkerSetup } from './derive-worker.js'
 import { type EventBatch, WorkerPool, type WorkerReport } from './derive-worker-pool.js'
@@ -13,7 +13,6 @@ import { listOf } from './varchar-list.js'
 
 /** Longest stretch of derivation on the calling thread without letting other work run (ms). */
 const YIELD_AFTER_MS = 8
-const PARALLEL_MIN_EMPLOYEES = Number(process.env.SKILLHOUSE_PARALLEL_MIN_EMPLOYEES ?? 2000)
 /** Employees per batch: small batches keep what a worker holds short-lived (cheap to collect). */
 const BATCH_EMPLOYEES = 64
 /** A batch also ends at this many events, so that a few employees with huge histories stay small batches. */
@@ -90,11 +89,28 @@ export interface EmployeeContext {
   roles: { titledJobs: readonly TitledJob[]; value: JobRoles } | undefined
   /** Implied skills as evidence (see `DeriveOptions.implied`). */
   implied: boolean
+  threads?: DeriveThreads
+}
+
+/** How employees are derived on worker threads. */
+export interface DeriveThreads {
+  /** The worker script (derive-worker.js); default: the compiled one beside this module. */
+  script?: URL | undefined
+  /** The fewest employees derived on threads; default SKILLHOUSE_PARALLEL_MIN_EMPLOYEES, else 2,000. */
+  minEmployees?: number | undefined
+}
+
+/** The worker script that derives `employees` employees, or undefined to derive them on this thread. */
+function deriveScript(employees: number, threads: DeriveThreads = {}): URL | undefined {
+  const script = threads.script ?? workerScriptBeside('derive-worker', import.meta.url)
+  const minimum = threads.minEmployees ?? Number(process.env.SKILLHOUSE_PARALLEL_MIN_EMPLOYEES ?? 2000)
+  return employees >= minimum ? script : undefined
 }
 
 /**
  * Streams the employees' events in employee order and derives each profile: on worker threads
- * (one per core, a compiled vocabulary shared with them) for many employees, else on this thread,
+ * (one per core, a compiled vocabulary shared with them) for many employees when there is a
+ * worker script (see DeriveThreads), else on this thread,
  * giving way to other work every few milliseconds. Returns the characters of event content read
  * and what each worker did.
  */
@@ -107,8 +123,8 @@ export async function deriveEmployees(
 ): Promise<{ bytes: number; workers: WorkerReport[] }> {
   let bytes = 0
   let done = 0
-  const parallel = employees.length >= PARALLEL_MIN_EMPLOYEES && runsCompiled
-  const pool = parallel ? await WorkerPool.start(await workerSetup(context)) : undefined
+  const script = deriveScript(employees.length, context.threads)
+  const pool = script ? await WorkerPool.start(script, await workerSetup(context)) : undefined
   const referenced: Referenced = { jobs: new Map(), courses: new Map() }
   if (context.roles) referenced.roles = context.roles.value
   try {

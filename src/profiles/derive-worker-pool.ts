@@ -9,9 +9,6 @@ import type {
 } from './derive-worker.js'
 import type { ProfileRows } from './profile-rows.js'
 
-/** The derivation worker thread's module (built: the pool runs only from compiled JavaScript). */
-export const WORKER = new URL('./derive-worker.js', import.meta.url)
-
 /** Batches a worker holds at once. */
 const IN_FLIGHT = 3
 
@@ -66,9 +63,10 @@ export class WorkerPool {
     })
   }
 
-  static async start(setup: DeriveWorkerSetup): Promise<WorkerPool> {
+  /** Starts the workers on `script` (derive-worker.js, compiled). */
+  static async start(script: URL, setup: DeriveWorkerSetup): Promise<WorkerPool> {
     const count = Math.max(2, Math.min(availableParallelism(), 4))
-    return new WorkerPool(Array.from({ length: count }, () => new Worker(WORKER, { workerData: setup })))
+    return new WorkerPool(Array.from({ length: count }, () => new Worker(script, { workerData: setup })))
   }
 
   private waiters: (() => void)[] = []

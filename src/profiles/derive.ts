@@ -16,6 +16,7 @@ import {
   vendorScope,
 } from './change-set.js'
 import {
+  type DeriveThreads,
   deriveEmployees,
   type EmployeeContext,
   findEmployeesToDerive,
@@ -49,6 +50,8 @@ export interface DeriveOptions {
    * the mention finder's derivation, which the derivation benchmark measures beside it.
    */
   implied?: boolean
+  /** How employees are derived on worker threads (see derive-employees.ts). */
+  threads?: DeriveThreads
   onProgress?: (stage: string, done: number, total: number) => void
 }
 
@@ -85,6 +88,7 @@ interface DerivationRun {
   lastRun: DeriveState
   fullRequested: boolean
   implied: boolean
+  threads: DeriveThreads
   /** The tenant's Jobs by title: working histories' job titles are read as the nearest Job. */
   titledJobs: TitledJob[]
   titles: JobTitleIndex
@@ -124,6 +128,7 @@ export async function deriveProfiles(options: DeriveOptions): Promise<DeriveResu
     lastRun,
     fullRequested: options.full === true,
     implied: options.implied !== false,
+    threads: options.threads ?? {},
     titledJobs,
     titles: new JobTitleIndex(titledJobs),
     timer,
@@ -348,5 +353,6 @@ async function employeeContext(
         }
       : undefined,
     implied: run.implied,
+    threads: run.threads,
   }
 }

@@ -118,7 +118,7 @@ function writeAll(fd: number, chunk: Uint8Array): void {
 }
 
 /** A sibling of `path` of this process and thread alone (worker threads may write the same file). */
-const temporaryPath = (path: string) =>
+export const temporaryPath = (path: string) =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${threadId}.tmp`)
 
 /**

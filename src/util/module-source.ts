@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 
 /**
  * The source of module `name` beside the module at `base` (its import.meta.url): compiled (.js),
@@ -13,8 +13,12 @@ export function moduleSource(name: string, base: string): string {
 }
 
 /**
- * Whether the code runs compiled (JavaScript, as the CLI and the server do) rather than as its
- * TypeScript sources (vitest): a worker thread loads compiled modules only, so work meant for
- * worker threads runs on the calling thread when this is false.
+ * The compiled worker script `name` beside the module at `base` (its import.meta.url), the
+ * default script of a worker pool; undefined where there is none (the module runs from its
+ * TypeScript sources, under vitest), since a worker thread loads JavaScript only. Pools take
+ * their script as an option, so tests run them on the built script (dist/).
  */
-export const runsCompiled = import.meta.url.endsWith('.js')
+export function workerScriptBeside(name: string, base: string): URL | undefined {
+  const script = new URL(`./${name}.js`, base)
+  return existsSync(script) ? script : undefined
+}

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import { HTTP } from 'cloudevents'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type PreparedEvent, postCloudEvent, prepareCloudEvent } from '../../src/events/webhook-post.js'
-import { ThreadSender } from '../../src/events/webhook-sender.js'
+import { sameThreadSender, ThreadSender, webhookSender } from '../../src/events/webhook-sender.js'
 import { projectRoot } from '../../src/util/project-paths.js'
 
 /**
@@ -190,6 +190,23 @@ describe.runIf(existsSync(WORKER))('webhook requests on a thread of their own', 
       expect(failing.bodies).toHaveLength(1)
     } finally {
       await sender.close()
+    }
+  })
+
+  it('gives the outcomes of the sender on the calling thread', async () => {
+    const refusing = await consumer((request, response, index) =>
+      answer(index % 2 === 1 ? 422 : 204)(request, response),
+    )
+    const run = Array.from({ length: 4 }, () => prepared)
+    const threaded = webhookSender(WORKER)
+    const here = sameThreadSender()
+    try {
+      expect(threaded).toBeInstanceOf(ThreadSender)
+      const outcomes = await threaded.send(refusing.url, run, { timeoutMs: 2000 })
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([204, 422, 204, 422])
+      expect(await here.send(refusing.url, run, { timeoutMs: 2000 })).toEqual(outcomes)
+    } finally {
+      await threaded.close()
     }
   })
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exportAllJobs, matchJobs } from '../../src/matching/match-jobs.js'
 import { JobMatchingResponse } from '../../src/schemas/index.js'
+import { builtWorkerScript } from '../helpers/built-scripts.js'
 import { csv, type MatchingTenantFixture, matchingTenant, ndjson } from './matching-helpers.js'
 
 /**
@@ -517,6 +518,23 @@ describe('job matching pages, filters and errors', () => {
     await expect(matchJobs(fixture.tenant, body(), { vocab_language: 'ja' })).rejects.toMatchObject({
       status: 422,
     })
+  })
+
+  it('scores on worker threads (the compiled worker script) to the same answer as on this thread', async () => {
+    const request = body({ score_min_threshold: 0 })
+    const query = { response_format: 'explained' }
+    const here = await exportAllJobs(fixture.tenant, request, query, { threads: { threads: 0 } })
+    const threaded = await exportAllJobs(fixture.tenant, request, query, {
+      threads: { script: builtWorkerScript('matching/job-match-worker'), threads: 2 },
+    })
+    expect(here.response.records.some((record) => record.matches.length > 0)).toBe(true)
+    expect(threaded.response).toEqual(here.response)
+    // The threads did the scoring: a script that is not there fails it.
+    await expect(
+      exportAllJobs(fixture.tenant, request, query, {
+        threads: { script: builtWorkerScript('matching/no-such-worker'), threads: 2 },
+      }),
+    ).rejects.toThrow()
   })
 
   it('gives the same answer on every run', async () => {

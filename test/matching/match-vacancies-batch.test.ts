@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { matchAllEmployees, matchVacancies } from '../../src/matching/match-vacancies.js'
 import type { VacancyMatchingQuery } from '../../src/matching/vacancy-match-schema.js'
+import { builtWorkerScript } from '../helpers/built-scripts.js'
 import { generatedTenantForSuite } from '../helpers/generated-tenant.js'
+
+/** The batch on two worker threads (the compiled worker script), small messages or not. */
+const THREADED = { script: builtWorkerScript('matching/vacancy-match-worker'), threads: 2 }
 
 /**
  * The batch of 4.11 answers (`matchAllEmployees`: records read a few thousand at a time, shared
@@ -10,7 +14,8 @@ import { generatedTenantForSuite } from '../helpers/generated-tenant.js'
  * same problems. Half of the places are addresses, some in the postal-code table and some not,
  * so that the 50 km rule applies, is measured from an address and is skipped for an unknown
  * place. The requests go through both ways of ranking: skills_match alone (candidates from the
- * posting lists) and with other weights (every vacancy a candidate).
+ * posting lists) and with other weights (every vacancy a candidate). The batch runs on this thread
+ * and on two worker threads (whose reads go to this thread): the same bytes both ways.
  */
 describe('a batch of 4.11 answers equals 4.11 asked employee by employee', () => {
   const generated = generatedTenantForSuite(
@@ -28,12 +33,25 @@ describe('a batch of 4.11 answers equals 4.11 asked employee by employee', () =>
         alone.set(employee, JSON.stringify((error as { descriptions?: string[] }).descriptions))
       }
     }
-    const batch = new Map<string, string>()
-    const summary = await matchAllEmployees(generated.tenant, body, query, (response) => {
-      batch.set(response.employee_id, JSON.stringify(response))
-    })
-    for (const failed of summary.failed) batch.set(failed.employee_id, JSON.stringify(failed.errors))
-    return { alone, batch, summary }
+    const batchOf = async (threads: { script?: URL; threads: number }) => {
+      const batch = new Map<string, string>()
+      const order: string[] = []
+      const summary = await matchAllEmployees(
+        generated.tenant,
+        body,
+        query,
+        (response) => {
+          order.push(response.employee_id)
+          batch.set(response.employee_id, JSON.stringify(response))
+        },
+        { threads },
+      )
+      for (const failed of summary.failed) batch.set(failed.employee_id, JSON.stringify(failed.errors))
+      return { batch, summary, order }
+    }
+    const single = await batchOf({ threads: 0 })
+    const threaded = await batchOf(THREADED)
+    return { alone, ...single, threaded }
   }
 
   /** The employee's regions hold the vacancy's (custom properties of the generated tenant). */
@@ -98,11 +116,18 @@ describe('a batch of 4.11 answers equals 4.11 asked employee by employee', () =>
 
   for (const [what, body, query] of requests) {
     it(`gives the same bytes for every employee: ${what}`, async () => {
-      const { alone, batch, summary } = await bothWays(body, query)
+      const { alone, batch, summary, order, threaded } = await bothWays(body, query)
       expect(summary.employees).toBe(generated.employees.length)
+      expect(summary.threads).toBe(0)
       expect([...batch.keys()].sort()).toEqual(generated.employees)
-      for (const employee of generated.employees)
+      for (const employee of generated.employees) {
         expect(batch.get(employee), employee).toBe(alone.get(employee))
+        expect(threaded.batch.get(employee), `${employee} threaded`).toBe(alone.get(employee))
+      }
+      // The threads answered, and in the order of the employees, as this thread does.
+      expect(threaded.summary.threads).toBe(2)
+      expect(threaded.order).toEqual(order)
+      expect(threaded.summary.failed).toEqual(summary.failed)
       // The comparison means something: answers with matches for most employees.
       expect(summary.matches).toBeGreaterThan(generated.employees.length / 2)
     }, 120_000)

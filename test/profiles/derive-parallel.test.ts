@@ -3,8 +3,12 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Stemmers } from '../../src/extraction/text-tokens.js'
 import { generateTenant } from '../../src/generate/generate-tenant.js'
+import { ingestPaths } from '../../src/ingest/ingest-paths.js'
+import { deriveProfiles } from '../../src/profiles/derive.js'
+import type { DeriveThreads } from '../../src/profiles/derive-employees.js'
 import { TenantDatabase } from '../../src/store/tenant-database.js'
-import { runCli, tempDir } from '../helpers/temp-tenant.js'
+import { builtWorkerScript } from '../helpers/built-scripts.js'
+import { createOpenTenant, runCli, tempDir } from '../helpers/temp-tenant.js'
 
 describe('derivation in worker threads', () => {
   const temp = tempDir()
@@ -81,5 +85,35 @@ describe('derivation in worker threads', () => {
     writeFileSync(stemsFile, JSON.stringify({ stamp: 'another-version', stems: nonsense }))
     await derive(dataDir, '0', '--full')
     expect((await stored(dataDir)).digest).toBe(digests[0])
+  })
+  it('derives in this process on worker threads (the compiled worker script) what it derives on this thread', async () => {
+    const inbox = join(temp.dir, 'inbox-in-process')
+    await generateTenant({ out: inbox, seed: 8, employees: 400, events: 4000 })
+    const deriveWith = async (name: string, threads: DeriveThreads) => {
+      const dataDir = join(temp.dir, name)
+      const tenant = await createOpenTenant(dataDir, 'p')
+      try {
+        await ingestPaths({
+          database: tenant.database,
+          settings: tenant.settings,
+          paths: [inbox],
+          rejectsDir: join(dataDir, 'rejects'),
+        })
+        const result = await deriveProfiles({ tenant, asOf: '2026-06-30', full: true, threads })
+        return { workers: result.vendors.flatMap((vendor) => vendor.workers).length }
+      } finally {
+        tenant.database.close()
+      }
+    }
+    const threaded = await deriveWith('threaded', {
+      script: builtWorkerScript('profiles/derive-worker'),
+      minEmployees: 0,
+    })
+    const here = await deriveWith('here', { minEmployees: Number.POSITIVE_INFINITY })
+    expect(threaded.workers).toBeGreaterThanOrEqual(2)
+    expect(here.workers).toBe(0)
+    const threadedProfiles = await stored(join(temp.dir, 'threaded'))
+    expect(threadedProfiles.n).toBeGreaterThan(1000)
+    expect(threadedProfiles.digest).toBe((await stored(join(temp.dir, 'here'))).digest)
   })
 })

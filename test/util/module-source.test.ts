@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { moduleSource, runsCompiled } from '../../src/util/module-source.js'
+import { moduleSource, workerScriptBeside } from '../../src/util/module-source.js'
 import { projectRoot } from '../../src/util/project-paths.js'
 import { tempDir } from '../helpers/temp-tenant.js'
 
@@ -26,11 +26,14 @@ describe('moduleSource', () => {
   })
 })
 
-describe('runsCompiled', () => {
-  it('is false for the sources vitest runs, true for the compiled modules the CLI and server run', async () => {
-    expect(runsCompiled).toBe(false)
-    const compiled = join(projectRoot(), 'dist', 'src', 'util', 'module-source.js')
-    const built = (await import(pathToFileURL(compiled).href)) as { runsCompiled: boolean }
-    expect(built.runsCompiled).toBe(true)
+describe('workerScriptBeside', () => {
+  it('finds the compiled script beside the module, and none beside the sources vitest runs', () => {
+    const compiled = join(projectRoot(), 'dist', 'src', 'matching', 'match-jobs.js')
+    const script = workerScriptBeside('job-match-worker', pathToFileURL(compiled).href)
+    expect(script?.href).toBe(
+      pathToFileURL(join(projectRoot(), 'dist', 'src', 'matching', 'job-match-worker.js')).href,
+    )
+    const source = join(projectRoot(), 'src', 'matching', 'match-jobs.ts')
+    expect(workerScriptBeside('job-match-worker', pathToFileURL(source).href)).toBeUndefined()
   })
 })
