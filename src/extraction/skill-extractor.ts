@@ -17,7 +17,7 @@ import {
   GENERIC_WORD,
   markSilentTokens,
 } from './text-context.js'
-import { isUpperWord, isWordChar, normaliseWord, Stemmers } from './text-tokens.js'
+import { isUpperWord, normaliseWord, Stemmers, WordScanner } from './text-tokens.js'
 import { type LabelInput, type SkillFacts, TEXT_LANGUAGES } from './vocabulary-input.js'
 
 export type { CompiledVocabulary, LabelInput, SkillFacts }
@@ -69,8 +69,6 @@ const COMPOUND_PART_CHARS = 4
 /** The distinct words remembered; beyond it the table starts again (checked between texts). */
 const WORD_CACHE_LIMIT = 1_000_000
 const UNKNOWN = -2
-const FNV_PRIME = 0x01000193
-const FNV_OFFSET = 0x811c9dc5
 
 /**
  * Finds the skills of a vocabulary in free text. The vocabulary is compiled once into word tries
@@ -94,6 +92,7 @@ export class SkillExtractor {
   private readonly entryConfidence: Float64Array
   private readonly entryUpperOnly: Uint8Array
   private readonly words = new WordTable()
+  private readonly scanner = new WordScanner()
   private readonly scores = new Float64Array(4)
   private readonly ranker: SkillRanker
   /** Per token of the current text: 1 when a context rule silences it (see text-context.ts). */
@@ -421,12 +420,10 @@ export class SkillExtractor {
   }
 
   /**
-   * Visits the words of a text as `forEachWord` (text-tokens.ts) does, inlined: letters, digits
-   * and marks, a leading dot kept before a letter (".NET"), trailing + and # kept ("C++", "C#");
-   * each word is found in the word table by its FNV-1a hash without cutting a substring.
+   * The tokens of a text (words as `WordScanner` finds them, text-tokens.ts), each found in the
+   * word table by its FNV-1a hash without cutting a substring; returns how many.
    */
   private tokenize(text: string): number {
-    const length = text.length
     const words = this.words
     let { slots, mask, hash: hashes, charStart, chars } = words
     let starts = this.tokenStart
@@ -435,37 +432,12 @@ export class SkillExtractor {
     let tokenWords = this.tokenWord
     let count = 0
     let previousEnd = 0
-    let index = 0
-    while (index < length) {
-      let code = text.charCodeAt(index)
-      if (!isWordChar(code)) {
-        index++
-        continue
-      }
-      let start = index
-      let hash = FNV_OFFSET
-      if (
-        start > 0 &&
-        text.charCodeAt(start - 1) === 46 &&
-        (start < 2 || !isWordChar(text.charCodeAt(start - 2)))
-      ) {
-        start--
-        hash = Math.imul(hash ^ 46, FNV_PRIME)
-      }
-      while (index < length) {
-        code = text.charCodeAt(index)
-        if (!isWordChar(code)) break
-        hash = Math.imul(hash ^ code, FNV_PRIME)
-        index++
-      }
-      while (index < length) {
-        code = text.charCodeAt(index)
-        if (code !== 43 && code !== 35) break
-        hash = Math.imul(hash ^ code, FNV_PRIME)
-        index++
-      }
+    const scanner = this.scanner.reset(text)
+    while (scanner.next()) {
+      const start = scanner.start
+      const index = scanner.end
+      const hash = scanner.hash
       // The word, by its hash and then its characters; described on first sight.
-      hash |= 0
       const size = index - start
       let word = -1
       for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
@@ -499,6 +471,8 @@ export class SkillExtractor {
       count++
       previousEnd = index
     }
+    // The scanner would otherwise hold the text until the next one.
+    scanner.reset('')
     return count
   }
 

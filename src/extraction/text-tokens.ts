@@ -22,52 +22,80 @@ export function isWordChar(code: number): boolean {
   return kind === 1
 }
 
+const FNV_OFFSET = 0x811c9dc5
+const FNV_PRIME = 0x01000193
+
 /**
- * Visits the words of a text: letters, digits and marks, with a leading dot kept before a letter
- * (".NET", ".js") and trailing + or # kept ("C++", "C#"), with an FNV-1a hash of each word's
- * characters computed on the way (the extractor finds known words by it without cutting
- * substrings). A hand-written scanner: it runs over every byte of every skill event, and a
- * Unicode regex is several times slower.
+ * Scans the words of a text one at a time: letters, digits and marks, with a leading dot kept
+ * before a letter (".NET", ".js") and trailing + or # kept ("C++", "C#"), with an FNV-1a hash of
+ * each word's characters computed on the way (the extractor finds known words by it without
+ * cutting substrings). A hand-written scanner: it runs over every byte of every skill event, and
+ * a Unicode regex is several times slower. One scanner serves text after text (`reset`), so that
+ * scanning allocates nothing.
  */
-export function forEachWord(
-  text: string,
-  visit: (start: number, end: number, gapStart: number, hash: number) => void,
-): void {
-  const length = text.length
-  let previousEnd = 0
-  let index = 0
-  while (index < length) {
-    let code = text.charCodeAt(index)
-    if (!isWordChar(code)) {
-      index++
-      continue
+export class WordScanner {
+  /** The current word: text[start, end) and the FNV-1a hash of its characters. */
+  start = 0
+  end = 0
+  hash = 0
+  private text = ''
+  private at = 0
+
+  /** Starts on `text`, before its first word. */
+  reset(text: string): this {
+    this.text = text
+    this.at = 0
+    this.start = 0
+    this.end = 0
+    return this
+  }
+
+  /** Moves to the next word; false when the text has no more. */
+  next(): boolean {
+    const text = this.text
+    const length = text.length
+    let index = this.at
+    while (index < length && !isWordChar(text.charCodeAt(index))) index++
+    if (index >= length) {
+      this.at = length
+      return false
     }
     let start = index
+    let hash = FNV_OFFSET
     if (
       start > 0 &&
       text.charCodeAt(start - 1) === 46 &&
       (start < 2 || !isWordChar(text.charCodeAt(start - 2)))
-    )
+    ) {
       start--
-    let hash = 0x811c9dc5
-    for (let dot = start; dot < index; dot++) hash = Math.imul(hash ^ text.charCodeAt(dot), 0x01000193)
+      hash = Math.imul(hash ^ 46, FNV_PRIME)
+    }
+    let code = 0
     while (index < length && isWordChar((code = text.charCodeAt(index)))) {
-      hash = Math.imul(hash ^ code, 0x01000193)
+      hash = Math.imul(hash ^ code, FNV_PRIME)
       index++
     }
     while (index < length && ((code = text.charCodeAt(index)) === 43 || code === 35)) {
-      hash = Math.imul(hash ^ code, 0x01000193)
+      hash = Math.imul(hash ^ code, FNV_PRIME)
       index++
     }
-    visit(start, index, previousEnd, hash | 0)
-    previousEnd = index
+    this.start = start
+    this.end = index
+    this.hash = hash | 0
+    this.at = index
+    return true
   }
 }
 
-/** The words of a text as spans (see `forEachWord`). */
+/** The words of a text as spans (see `WordScanner`). */
 export function scanWords(text: string): Span[] {
   const spans: Span[] = []
-  forEachWord(text, (start, end, gapStart) => spans.push({ start, end, gapStart }))
+  const scanner = new WordScanner().reset(text)
+  let previousEnd = 0
+  while (scanner.next()) {
+    spans.push({ start: scanner.start, end: scanner.end, gapStart: previousEnd })
+    previousEnd = scanner.end
+  }
   return spans
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { CompiledRanker } from '../../src/extraction/compile-ranker.js'
 import type { TextLanguageCode } from '../../src/extraction/detect-language.js'
 import { defaultExtractor } from '../../src/extraction/extractor-cache.js'
+import { type LabelInput, SkillExtractor } from '../../src/extraction/skill-extractor.js'
 import { RANKED_SKILLS, SkillRanker } from '../../src/extraction/skill-ranker.js'
 import { contextRole, FUNCTION_WORD, GENERIC_WORD } from '../../src/extraction/text-context.js'
 import { normaliseWord, scanWords } from '../../src/extraction/text-tokens.js'
@@ -162,5 +163,40 @@ describe('the skill ranker against its plain formulation', () => {
       ranker.addTerm(term, token)
     expect(rankWith(ranker, language, terms)).toEqual(rankWith(new SkillRanker(compiled), language, terms))
     expect(rankWith(ranker, language, []).length).toBe(0)
+  })
+})
+
+describe('the skill ranker where skills tie for the last places', () => {
+  // Thirty skills numbered s00 … s29 by their names; each holds "forklift" in an alias of its own,
+  // listed from s29 down, so that the word touches them from s29 down: thirty equal scores.
+  const skills = Array.from({ length: 30 }, (_, index) => `s${String(index).padStart(2, '0')}`)
+  const labels: LabelInput[] = [
+    ...skills.map((skill) => ({
+      skill_id: skill,
+      language: 'en',
+      kind: 'name' as const,
+      label: `${skill}name`,
+    })),
+    ...skills.toReversed().map((skill) => ({
+      skill_id: skill,
+      language: 'en',
+      kind: 'alias' as const,
+      label: `forklift ${skill}x`,
+    })),
+    { skill_id: 'top', language: 'en', kind: 'name', label: 'forklift' },
+  ]
+  const ranker = new SkillRanker(SkillExtractor.compile(labels).compiled.ranker)
+  const forklift = ranker.termOf('forklift')
+
+  it('keeps those the text touched first, as inserting each skill in turn does, best first', () => {
+    const ranked = rankWith(ranker, 0, [{ term: forklift, token: 0 }])
+    expect(ranked.length).toBe(RANKED_SKILLS)
+    // s29 … s06 were touched first and took every place; "top" (the word whole) came last, ranks
+    // first and pushed out the last of them, s29.
+    expect(ranked[0]?.skill).toBe(30)
+    expect(ranked.slice(1).map((entry) => entry.skill)).toEqual(
+      Array.from({ length: 23 }, (_, index) => 6 + index),
+    )
+    expect(new Set(ranked.slice(1).map((entry) => entry.score)).size).toBe(1)
   })
 })
