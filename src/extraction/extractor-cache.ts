@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import { loadDefaultVocabulary } from '../tenants/initialise-tenant.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
-import { moduleSource } from '../util/module-source.js'
+import { codeStamp } from '../util/module-source.js'
 import { deserialiseVocabulary, serialiseVocabulary } from './compile-vocabulary.js'
 import type { TextLanguageCode } from './detect-language.js'
 import { SkillExtractor } from './skill-extractor.js'
@@ -176,14 +176,7 @@ let stamp: string | undefined
 function compilerStamp(): string {
   if (stamp === undefined) {
     const hash = createHash('sha1')
-    for (const module of [
-      'compile-vocabulary',
-      'compile-ranker',
-      'vocabulary-input',
-      'text-tokens',
-      'text-context',
-    ])
-      hash.update(moduleSource(module, import.meta.url))
+    hash.update(codeStamp(['compile-vocabulary', 'compile-ranker', 'vocabulary-input'], import.meta.url))
     hash.update(String(createRequire(import.meta.url)('snowball-stemmers/package.json').version))
     stamp = hash.digest('base64url')
   }

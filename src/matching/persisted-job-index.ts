@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto'
 import { readdirSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { writeFileAtomic } from '../util/atomic-file.js'
-import { moduleSource } from '../util/module-source.js'
+import { codeStamp } from '../util/module-source.js'
 import { type PackedArray, packArrays, readPackedArrays } from '../util/packed-arrays.js'
 import type { JobIndex, JobMatchData } from './job-match-data.js'
 
@@ -78,7 +77,7 @@ export function persistedJobIndex(databasePath: string, key: string, stamp: stri
   const file = readPackedArrays(persistedFile(databasePath, key))
   if (!file) return undefined
   const header = file.header as Partial<IndexHeader>
-  if (header.code !== codeStamp() || header.key !== key || header.stamp !== stamp) return undefined
+  if (header.code !== indexCodeStamp() || header.key !== key || header.stamp !== stamp) return undefined
   if (!isWhole(header, file.arrays)) return undefined
   const arrays = file.arrays as IndexArrays
   return {
@@ -161,7 +160,7 @@ type IndexHeader = ReturnType<typeof headerOf>
 function headerOf(index: JobIndex, key: string) {
   const { data } = index
   return {
-    code: codeStamp(),
+    code: indexCodeStamp(),
     key,
     stamp: index.stamp,
     vendor: index.vendor,
@@ -200,22 +199,6 @@ export function deletePersistedJobIndexes(databasePath: string): void {
   }
 }
 
-let stamp: string | undefined
-
-/** What a persisted index depends on besides the data: the code that builds, weighs and reads it. */
-function codeStamp(): string {
-  if (stamp === undefined) {
-    const hash = createHash('sha1')
-    for (const module of [
-      'job-index',
-      'job-match-data',
-      'profile-columns',
-      'scoring-model',
-      'persisted-job-index',
-    ]) {
-      hash.update(moduleSource(module, import.meta.url))
-    }
-    stamp = hash.digest('base64url')
-  }
-  return stamp
-}
+/** What a persisted index depends on besides the data: the code that builds, weighs and reads it, and all it imports. */
+const indexCodeStamp = () =>
+  codeStamp(['job-index', 'job-match-data', 'persisted-job-index'], import.meta.url)

@@ -7,7 +7,7 @@ import { matchAllEmployees } from '../matching/match-vacancies.js'
 import type { TenantDatabase } from '../store/tenant-database.js'
 import type { OpenTenant } from '../tenants/tenant-service.js'
 import { writeFileAtomic } from '../util/atomic-file.js'
-import { moduleSource } from '../util/module-source.js'
+import { codeStamp } from '../util/module-source.js'
 
 /**
  * The nightly run's 4.11 answers, one file per employee, kept in step with the data by doing only
@@ -120,36 +120,8 @@ async function sharedFingerprint(tenant: OpenTenant): Promise<string> {
     .digest('hex')
 }
 
-/** The modules that make a 4.11 answer: an answer kept by other code is computed again. */
-const ANSWER_MODULES = [
-  'match-vacancies',
-  'vacancy-index',
-  'vacancy-records',
-  'vacancy-weights',
-  'vacancy-filters',
-  'vacancy-places',
-  'vacancy-employee',
-  'vacancy-request-check',
-  'vacancy-request-context',
-  'vacancy-postings',
-  'vacancy-match-schema',
-  'scoring-model',
-  'profile-columns',
-  'job-index',
-  'custom-property-rules',
-  'match-filters',
-]
-
-let codeStamp: string | undefined
-
-function answerCodeStamp(): string {
-  if (codeStamp === undefined) {
-    const hash = createHash('sha256')
-    for (const module of ANSWER_MODULES) hash.update(moduleSource(`../matching/${module}`, import.meta.url))
-    codeStamp = hash.digest('hex')
-  }
-  return codeStamp
-}
+/** The code that makes a 4.11 answer (match-vacancies and all it imports): an answer kept by other code is computed again. */
+const answerCodeStamp = () => codeStamp(['../matching/match-vacancies'], import.meta.url)
 
 /** Per employee, a fingerprint of what their answer depends on of their own. */
 async function employeeFingerprints(database: TenantDatabase): Promise<Map<string, string>> {
