@@ -133,6 +133,13 @@ describe('a batch of 4.11 answers equals 4.11 asked employee by employee', () =>
     }, 120_000)
   }
 
+  it('fails the batch when its worker threads cannot start', async () => {
+    const missing = { script: builtWorkerScript('matching/no-such-worker'), threads: 2 }
+    await expect(
+      matchAllEmployees(generated.tenant, {}, {}, () => undefined, { threads: missing }),
+    ).rejects.toThrow()
+  })
+
   it('answers the named employees in their order, and a 404 for one unknown', async () => {
     const named = [generated.employees[7], generated.employees[3], generated.employees[250]] as string[]
     const order: string[] = []
