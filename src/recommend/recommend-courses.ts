@@ -36,10 +36,11 @@ export async function recommendCourses(
 ): Promise<CourseRecommendationResponse> {
   const { external_vendor, vocab_language, ...fields } = input
   const options = checkedOptions(CourseRecommendationOptions, withoutUndefined(fields))
-  const target = targetOf(options)
   const { vendor, language } = await answerVocabulary(tenant, { external_vendor, vocab_language })
   const database = tenant.database
+  // The employee before the target: a request for nobody is a 404 whatever else it asks.
   const hasProfile = await requireEmployee(database, options.employee_id, vendor)
+  const target = targetOf(options)
   await requireTarget(database, target, vendor)
   const gap = gapSkills(await candidatesOf(database, options.employee_id, target, vendor))
   const names = gap.length
