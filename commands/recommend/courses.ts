@@ -48,7 +48,7 @@ export default class RecommendCourses extends SkillhouseCommand {
     if (answer.courses.length > 0) {
       const percent = (share: number) => `${Math.round(share * 100)}%`
       this.log(
-        `${answer.courses.length} courses close ${percent(answer.closed_share)} of the gap of ${answer.gap.length} skills:`,
+        `${answer.courses.length === 1 ? '1 course closes' : `${answer.courses.length} courses close`} ${percent(answer.closed_share)} of the gap of ${answer.gap.length} skills:`,
       )
       const rows = answer.courses.map((course) => [
         String(course.rank),

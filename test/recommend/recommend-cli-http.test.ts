@@ -66,7 +66,7 @@ describe('recommend courses and skill related: the built CLI and the server', ()
     const first = answer.courses[0] as RecommendedCourse
     const lines = table.stdout.split('\n')
     expect(lines[0]).toBe(
-      `${answer.courses.length} courses close ${Math.round(answer.closed_share * 100)}% of the gap of ${answer.gap.length} skills:`,
+      `${answer.courses.length === 1 ? '1 course closes' : `${answer.courses.length} courses close`} ${Math.round(answer.closed_share * 100)}% of the gap of ${answer.gap.length} skills:`,
     )
     expect(lines[1]).toMatch(/^# +COURSE +CLOSED +COVERS +STILL OPEN +ID$/)
     expect(lines[2]).toMatch(new RegExp(`^1  ${first.title} .* ${first.leaves.length}  ${first.course_id}$`))
