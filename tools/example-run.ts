@@ -190,6 +190,7 @@ async function requestExamples(
     const ids = await recordEntities(recorder)
     const skillId = await recordProfiles(recorder, ids)
     const taxonomy = await recordTaxonomy(recorder, skillId)
+    await recorder.call('getRelatedSkills', { params: { skill_id: skillId }, query: { limit: '5' } })
     await recordMatching(recorder, ids.employee)
     await recordTokenAndPreview(recorder, client, ids.job)
     await recordWebhooks(recorder, consumer, webhooks, taxonomy.skill_cluster_id)
@@ -387,6 +388,10 @@ async function recordMatching(recorder: ExampleRecorder, employee: string): Prom
   if (!vacancy) throw new Error(`employee ${employee} of the demo tenant matches no vacancy`)
   await recorder.call('getSkillGap', {
     params: { employee_external_id: employee, vacancy_external_id: vacancy },
+  })
+  await recorder.call('getCourseRecommendations', {
+    params: { employee_external_id: employee },
+    query: { vacancy_id: vacancy, limit: '3' },
   })
   await recorder.call('exportOrganisationalStructure', { query: { include: ['low_data_availability_flag'] } })
   const jobMatching = {

@@ -5,6 +5,7 @@ import { collectionRoutes } from './routes/collection-routes.js'
 import { customPropertyRoutes } from './routes/custom-property-routes.js'
 import { matchingRoutes } from './routes/matching-routes.js'
 import { profileRoutes } from './routes/profile-routes.js'
+import { recommendRoutes } from './routes/recommend-routes.js'
 import { skillClusterCountRoute, taxonomyRoutes } from './routes/taxonomy-routes.js'
 import { webhookRoutes } from './routes/webhook-routes.js'
 import { SkillEventBatcher } from './skill-event-batcher.js'
@@ -24,6 +25,7 @@ export function apiRoutes(): ApiRoute[] {
     ...analyticsRoutes(),
     ...profileRoutes(),
     ...matchingRoutes(),
+    ...recommendRoutes(),
     ...collectionRoutes(),
   ])
 }

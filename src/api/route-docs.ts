@@ -42,6 +42,11 @@ export const TAGS = [
   { name: 'Webhooks', description: 'Subscriptions to the CloudEvents of section 6 and their delivery log.' },
   { name: 'Auth', description: 'OAuth 2.0 client credentials (section 5; docs/api.md).' },
   { name: 'Operations', description: 'Health of the server.' },
+  {
+    name: 'Extensions',
+    description:
+      'skillhouse extensions, not part of the Skills Service API: course recommendations for a gap and related skills (docs/recommendations.md). Each operation carries `x-skillhouse-extension: true`.',
+  },
 ] as const
 export type TagName = (typeof TAGS)[number]['name']
 
@@ -54,6 +59,8 @@ export interface RouteDoc {
   summary: string
   description?: string
   tag: TagName
+  /** A skillhouse extension, not part of the spec: marked `x-skillhouse-extension` in the document. */
+  extension?: true
   /** The spec section the route implements, when it has one. */
   section?: string
   /** Path parameters in the order of the route's `:params`; their keys are the document's names. */

@@ -361,6 +361,7 @@ function operationOf(route: ApiRoute, doc: RouteDoc) {
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     tags: [doc.tag],
+    ...(doc.extension ? { 'x-skillhouse-extension': true } : {}),
     ...(route.headers?.Deprecation ? { deprecated: true } : {}),
     security: [{ oauth2: [routeScope(route)] }],
     request: {

@@ -14,6 +14,7 @@ import {
 } from './matching-operations.js'
 import { demoRun, deriveTenantProfiles, nightlyRun } from './pipeline-operations.js'
 import { readFamilyProfile, readProfile } from './profile-operations.js'
+import { recommendCoursesForGap, relatedSkillsOf } from './recommend-operations.js'
 import { writeTenantReport } from './report-operations.js'
 import { importPostal, importVocabulary } from './taxonomy-operations.js'
 import type { TenantOperation } from './tenant-operation.js'
@@ -41,6 +42,8 @@ export const OPERATIONS: ReadonlyMap<string, TenantOperation<never, unknown>> = 
     readFamilyProfile,
     readProfile,
     readTenantState,
+    recommendCoursesForGap,
+    relatedSkillsOf,
     removeWebhook,
     replayWebhook,
     showJobPreview,

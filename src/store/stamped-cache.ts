@@ -61,6 +61,7 @@ const STAMP_PARTS = {
   employees: "SELECT count(*) || ':' || max(change_seq) || ':' || sum(epoch_ms(updated_at)) FROM employees",
   vacancies: "SELECT count(*) || ':' || max(change_seq) || ':' || sum(epoch_ms(updated_at)) FROM vacancies",
   jobs: "SELECT count(*) || ':' || max(change_seq) || ':' || sum(hash(external_id)) FROM jobs",
+  courses: "SELECT count(*) || ':' || max(change_seq) || ':' || sum(epoch_ms(updated_at)) FROM courses",
   profiles:
     "SELECT count(*) || ':' || sum(version) || ':' || max(computed_at) || ':' || count_if(low_data) FROM skill_profiles",
   skill_names:

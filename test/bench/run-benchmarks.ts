@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<BenchResult>> = {
   report: async () => (await import('./report.js')).benchReport(),
   cli: async () => (await import('./cli.js')).benchCli(),
   'serve-nightly': async () => (await import('./serve-nightly.js')).benchServeNightly(),
+  recommend: async () => (await import('./recommend.js')).benchRecommend(),
 }
 
 const names = process.argv.slice(2)

@@ -795,6 +795,47 @@ const SESSION = new Map<string, Cases>([
     },
   ],
   [
+    'GET /employees/{employee_external_id}/course_recommendations',
+    {
+      good: [
+        ok('the courses for the gap to a vacancy', 200, {
+          params: { employee_external_id: 'e-1' },
+          query: { vacancy_id: 'vac-2' },
+        }),
+        ok('the courses for named skills, at most two', 200, {
+          params: { employee_external_id: 'e-1' },
+          query: { skill_id: ['skl-java', 'skl-python'], limit: '2' },
+        }),
+      ],
+      bad: [
+        no('an unknown employee', 404, {
+          params: { employee_external_id: 'nobody' },
+          query: { job_id: 'job-1' },
+        }),
+        no('no target', 422, { params: { employee_external_id: 'e-1' } }),
+        no('a limit of 0', 422, {
+          params: { employee_external_id: 'e-1' },
+          query: { vacancy_id: 'vac-1', limit: '0' },
+        }),
+      ],
+    },
+  ],
+  [
+    'GET /taxonomy/skills/{skill_id}/related',
+    {
+      good: [
+        ok('the skills related to a skill', 200, {
+          params: { skill_id: 'skl-python' },
+          query: { min_support: '1' },
+        }),
+      ],
+      bad: [
+        no('an unknown skill', 404, { params: { skill_id: 'skl-nothing' } }),
+        no('a limit of 0', 422, { params: { skill_id: 'skl-python' }, query: { limit: '0' } }),
+      ],
+    },
+  ],
+  [
     'GET /organisational_units/export',
     {
       good: [

@@ -248,16 +248,20 @@ const ITEM_IDS: Record<string, string> = {
 
 /** A concrete path of a route, its parameters naming acme's seeded records. */
 function concretePath(route: Pick<ApiRoute, 'path'>): string {
-  return route.path
-    .replace(':employee_external_id', 'e-1')
-    .replace(':vacancy_external_id', 'vac-1')
-    .replace(':change_id', PLACES.change_id)
-    .replace(':webhook_id', PLACES.webhook_id)
-    .replace(/^(.*)\/:external_id/, (_, prefix: string) => {
-      const id = ITEM_IDS[prefix]
-      if (!id) throw new Error(`no seeded id for ${prefix}/:external_id: add one to ITEM_IDS`)
-      return `${prefix}/${id}`
-    })
+  return (
+    route.path
+      .replace(':employee_external_id', 'e-1')
+      .replace(':vacancy_external_id', 'vac-1')
+      .replace(':change_id', PLACES.change_id)
+      .replace(':webhook_id', PLACES.webhook_id)
+      // A skill of the default vocabulary, which every tenant holds.
+      .replace(':skill_id', 'skl-python')
+      .replace(/^(.*)\/:external_id/, (_, prefix: string) => {
+        const id = ITEM_IDS[prefix]
+        if (!id) throw new Error(`no seeded id for ${prefix}/:external_id: add one to ITEM_IDS`)
+        return `${prefix}/${id}`
+      })
+  )
 }
 
 /** A row as it reads in the table: status, method, path, the request in words, the rest. */
@@ -1480,10 +1484,75 @@ const WEBHOOK_ENDPOINTS: Endpoint[] = [
   },
 ]
 
+/** The extensions beyond the spec (docs/recommendations.md). */
+const EXTENSION_ENDPOINTS: Endpoint[] = [
+  {
+    source: 'skillhouse extensions',
+    route: 'GET /employees/:employee_external_id/course_recommendations',
+    listed: [200, 401, 403, 404, 405, 422, 503],
+    probes: [
+      row(
+        200,
+        'GET',
+        '/employees/e-1/course_recommendations?vacancy_id=vac-1',
+        'the courses for the gap to a vacancy',
+        {
+          check: (answer) =>
+            expect(Object.keys(answer.json as object)).toEqual([
+              'employee_id',
+              'target',
+              'employee_has_profile',
+              'gap',
+              'gap_weight',
+              'courses',
+              'closed_share',
+              'note',
+            ]),
+        },
+      ),
+      row(404, 'GET', '/employees/nobody/course_recommendations?vacancy_id=vac-1', 'an unknown employee', {
+        names: "employee 'nobody'",
+      }),
+      row(404, 'GET', '/employees/e-1/course_recommendations?job_id=nothing', 'an unknown job', {
+        names: "job 'nothing'",
+      }),
+      row(422, 'GET', '/employees/e-1/course_recommendations', 'no target', { names: '`vacancy_id`' }),
+      row(422, 'GET', '/employees/e-1/course_recommendations?vacancy_id=vac-1&limit=0', 'a limit of 0', {
+        names: '`limit`',
+      }),
+      notAllowed('POST', '/employees/e-1/course_recommendations', 'GET, HEAD'),
+    ],
+  },
+  {
+    source: 'skillhouse extensions',
+    route: 'GET /taxonomy/skills/:skill_id/related',
+    listed: [200, 401, 403, 404, 405, 422, 503],
+    probes: [
+      row(
+        200,
+        'GET',
+        '/taxonomy/skills/skl-python/related?limit=3&min_support=1',
+        'the skills related to a skill',
+        {
+          check: (answer) => expect((answer.json as { skill_id: string }).skill_id).toBe('skl-python'),
+        },
+      ),
+      row(404, 'GET', '/taxonomy/skills/skl-nothing/related', 'an unknown skill', {
+        names: "skill 'skl-nothing'",
+      }),
+      row(422, 'GET', '/taxonomy/skills/skl-python/related?min_support=0', 'a minimum support of 0', {
+        names: '`min_support`',
+      }),
+      notAllowed('DELETE', '/taxonomy/skills/skl-python/related', 'GET, HEAD'),
+    ],
+  },
+]
+
 const ENDPOINTS: Endpoint[] = [
   ...SPEC_ENDPOINTS,
   ...COLLECTIONS.flatMap(resourcePattern),
   ...WEBHOOK_ENDPOINTS,
+  ...EXTENSION_ENDPOINTS,
 ]
 
 // ---------------------------------------------------------------------------------------------
