@@ -50,12 +50,18 @@ export default class RecommendCourses extends SkillhouseCommand {
       this.log(
         `${answer.courses.length === 1 ? '1 course closes' : `${answer.courses.length} courses close`} ${percent(answer.closed_share)} of the gap of ${answer.gap.length} skills:`,
       )
+      // On a terminal a skill goes by its name (the gap names each); --json keeps the API's ids.
+      const names = new Map(answer.gap.map((skill) => [skill.skill_id, skill.skill_name]))
       const rows = answer.courses.map((course) => [
         String(course.rank),
         course.title,
         percent(course.closed_share),
         course.covers
-          .map((skill) => skill.skill_id + (skill.credit < 1 ? ` (${percent(skill.credit)})` : ''))
+          .map(
+            (skill) =>
+              (names.get(skill.skill_id) ?? skill.skill_id) +
+              (skill.credit < 1 ? ` (${percent(skill.credit)})` : ''),
+          )
           .join(', '),
         String(course.leaves.length),
         course.course_id,
