@@ -178,14 +178,12 @@ describe('the skill ranker where skills tie for the last places', () => {
         kind: 'name' as const,
         label: `${skill}name`,
       })),
-      ...skills
-        .toReversed()
-        .map((skill) => ({
-          skill_id: skill,
-          language: 'en',
-          kind: 'alias' as const,
-          label: `forklift ${skill}x`,
-        })),
+      ...skills.toReversed().map((skill) => ({
+        skill_id: skill,
+        language: 'en',
+        kind: 'alias' as const,
+        label: `forklift ${skill}x`,
+      })),
       { skill_id: 'top', language: 'en', kind: 'name', label: 'forklift' },
     ]
     return new SkillRanker(SkillExtractor.compile(labels).compiled.ranker)
