@@ -70,6 +70,9 @@ class TouchedItems {
 const BUCKETS_PER_POINT = 64
 const BUCKETS = 256
 
+/** Beyond this many skills in the edge bucket, `edgeFloor` selects rather than sorts. */
+const EDGE_INSERTION = 48
+
 /** The bucket of a raw score (see `keepBest`). */
 function bucketOf(score: number): number {
   const bucket = (score * BUCKETS_PER_POINT) | 0
@@ -299,11 +302,20 @@ export class SkillRanker {
     this.rankedCount = count
   }
 
-  /** The `place`-th best score of the `waiting` skills in `edgeSlots` (an insertion sort: they are few). */
+  /**
+   * The `place`-th best score of the `waiting` skills in `edgeSlots`: an insertion sort when they
+   * are few (as they are when scores spread over the buckets), else a quickselect (when most
+   * scores fall in one bucket, as they may with a large vocabulary).
+   */
   private edgeFloor(waiting: number, place: number): number {
     const { edgeSlots } = this
     const scores = this.edgeScores
     const skillScore = this.skills.sum
+    if (waiting > EDGE_INSERTION) {
+      for (let index = 0; index < waiting; index++)
+        scores[index] = skillScore[edgeSlots[index] as number] as number
+      return kthLargest(scores, waiting, place)
+    }
     for (let index = 0; index < waiting; index++) {
       const score = skillScore[edgeSlots[index] as number] as number
       let at = index
@@ -401,6 +413,35 @@ function before(score: number, skill: number, otherScore: number, other: number)
 /** A raw ranker score as a confidence in [0, 1). */
 export function calibrated(raw: number): number {
   return 1 - Math.exp(-raw / 0.6)
+}
+
+/**
+ * The `k`-th largest of values[0 … count) (1 ≤ k ≤ count), reordering them: a quickselect,
+ * linear on average.
+ */
+function kthLargest(values: Float64Array, count: number, k: number): number {
+  const target = k - 1
+  let low = 0
+  let high = count - 1
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1] as number
+    let left = low
+    let right = high
+    // Hoare's partition, largest first: [low, right] ≥ pivot ≥ [left, high].
+    while (left <= right) {
+      while ((values[left] as number) > pivot) left++
+      while ((values[right] as number) < pivot) right--
+      if (left <= right) {
+        const swap = values[left] as number
+        values[left++] = values[right] as number
+        values[right--] = swap
+      }
+    }
+    if (target <= right) high = right
+    else if (target >= left) low = left
+    else return pivot
+  }
+  return values[target] as number
 }
 
 /** The compiled postings with their units' facts beside them (see `SkillRanker.postings`). */

@@ -167,35 +167,37 @@ describe('the skill ranker against its plain formulation', () => {
 })
 
 describe('the skill ranker where skills tie for the last places', () => {
-  // Thirty skills numbered s00 … s29 by their names; each holds "forklift" in an alias of its own,
-  // listed from s29 down, so that the word touches them from s29 down: thirty equal scores.
-  const skills = Array.from({ length: 30 }, (_, index) => `s${String(index).padStart(2, '0')}`)
-  const labels: LabelInput[] = [
-    ...skills.map((skill) => ({
-      skill_id: skill,
-      language: 'en',
-      kind: 'name' as const,
-      label: `${skill}name`,
-    })),
-    ...skills.toReversed().map((skill) => ({
-      skill_id: skill,
-      language: 'en',
-      kind: 'alias' as const,
-      label: `forklift ${skill}x`,
-    })),
-    { skill_id: 'top', language: 'en', kind: 'name', label: 'forklift' },
-  ]
-  const ranker = new SkillRanker(SkillExtractor.compile(labels).compiled.ranker)
-  const forklift = ranker.termOf('forklift')
+  // n skills numbered s00 … by their names; each holds "forklift" in an alias of its own, listed
+  // from the last down, so that the word touches them from the last down: n equal scores.
+  function tiedRanker(n: number) {
+    const skills = Array.from({ length: n }, (_, index) => `s${String(index).padStart(2, '0')}`)
+    const labels: LabelInput[] = [
+      ...skills.map((skill) => ({
+        skill_id: skill,
+        language: 'en',
+        kind: 'name' as const,
+        label: `${skill}name`,
+      })),
+      ...skills.toReversed().map((skill) => ({
+        skill_id: skill,
+        language: 'en',
+        kind: 'alias' as const,
+        label: `forklift ${skill}x`,
+      })),
+      { skill_id: 'top', language: 'en', kind: 'name', label: 'forklift' },
+    ]
+    return new SkillRanker(SkillExtractor.compile(labels).compiled.ranker)
+  }
 
-  it('keeps those the text touched first, as inserting each skill in turn does, best first', () => {
-    const ranked = rankWith(ranker, 0, [{ term: forklift, token: 0 }])
+  it.each([30, 60])('keeps those the text touched first of %i, as inserting each skill in turn does', (n) => {
+    const ranker = tiedRanker(n)
+    const ranked = rankWith(ranker, 0, [{ term: ranker.termOf('forklift'), token: 0 }])
     expect(ranked.length).toBe(RANKED_SKILLS)
-    // s29 … s06 were touched first and took every place; "top" (the word whole) came last, ranks
-    // first and pushed out the last of them, s29.
-    expect(ranked[0]?.skill).toBe(30)
+    // The last 24 were touched first and took every place; "top" (the word whole) came last,
+    // ranks first and pushed out the last of them.
+    expect(ranked[0]?.skill).toBe(n)
     expect(ranked.slice(1).map((entry) => entry.skill)).toEqual(
-      Array.from({ length: 23 }, (_, index) => 6 + index),
+      Array.from({ length: 23 }, (_, index) => n - 24 + index),
     )
     expect(new Set(ranked.slice(1).map((entry) => entry.score)).size).toBe(1)
   })
