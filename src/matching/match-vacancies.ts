@@ -148,8 +148,14 @@ export async function answerVacancyMatching(
   })
   if (!checked.plan) return { problems: checked.problems }
   const plan = checked.plan
-  const ranked = rank(index, plan, query.min_score, batch ? batch.finder.candidates(plan) : null)
-  const entries = ranked.slice(query.offset, query.offset + query.limit)
+  const ranked = rank(
+    index,
+    plan,
+    query.min_score,
+    batch ? batch.finder.candidates(plan) : null,
+    query.offset + query.limit,
+  )
+  const entries = ranked.best.slice(query.offset)
   const events = includes.has('relevant_experience')
     ? await employeeEvents(tenant.database, employee.id)
     : undefined
@@ -177,37 +183,70 @@ export async function answerVacancyMatching(
     records: entries.map((entry, position) => vacancyRecord(page, entry, position)),
     offset: query.offset,
     limit: query.limit,
-    total: ranked.length,
+    total: ranked.total,
     geo_filter_applied: plan.geo.applied,
     ...(plan.geo.note ? { geo_filter_note: plan.geo.note } : {}),
   }
   return { response }
 }
 
+/** A vacancy ranked for an employee. */
+interface RankedVacancy {
+  vacancy: number
+  score: number
+}
+
+/** Whether (score, vacancy) ranks before `other`: higher score, then lower number (external id order). */
+function before(score: number, vacancy: number, other: RankedVacancy): boolean {
+  return score > other.score || (score === other.score && vacancy < other.vacancy)
+}
+
 /**
- * Ranks every active vacancy that passes the filters: [vacancy number, score], best first. Only
- * `candidates` are tested when given (the others are known to score 0).
+ * Ranks every active vacancy that passes the filters: the `first` best [vacancy number, score],
+ * best first, and how many pass. Only `candidates` are tested when given (the others are known to
+ * fail a filter or score 0). Only the first places are kept in order, by insertion into a short
+ * list: most vacancies rank below its last and cost one comparison (far offsets sort them all).
  */
 function rank(
   index: VacancyIndex,
   plan: VacancyPlan,
   minScore: number,
   candidates: ArrayLike<number> | null,
-): { vacancy: number; score: number }[] {
-  const ranked: { vacancy: number; score: number }[] = []
+  first: number,
+): { best: RankedVacancy[]; total: number } {
+  const best: RankedVacancy[] = []
+  let total = 0
   const { filters } = plan
   const combined = weightedMean(plan.components, plan.totalValue)
   const count = candidates ? candidates.length : index.ids.length
+  const sortAll = first > SHORT_LIST
   outer: for (let at = 0; at < count; at++) {
     const vacancy = candidates ? (candidates[at] as number) : at
     for (const filter of filters) if (!filter(vacancy)) continue outer
     const score = roundScore(combined(vacancy))
-    if (score > 0 && score >= minScore) ranked.push({ vacancy, score })
+    if (!(score > 0 && score >= minScore)) continue
+    total++
+    if (sortAll) {
+      best.push({ vacancy, score })
+      continue
+    }
+    if (best.length === first) {
+      if (!before(score, vacancy, best[first - 1] as RankedVacancy)) continue
+      best.pop()
+    }
+    let place = best.length
+    while (place > 0 && before(score, vacancy, best[place - 1] as RankedVacancy)) place--
+    best.splice(place, 0, { vacancy, score })
   }
-  // Vacancy numbers follow external ids: the tie-break on number is the tie-break on id.
-  ranked.sort((a, b) => b.score - a.score || a.vacancy - b.vacancy)
-  return ranked
+  if (sortAll) {
+    best.sort((a, b) => b.score - a.score || a.vacancy - b.vacancy)
+    best.length = Math.min(best.length, first)
+  }
+  return { best, total }
 }
+
+/** Beyond this many first places (a far offset), every vacancy ranked is kept and sorted. */
+const SHORT_LIST = 256
 
 /** How many employees' records a batch reads at a time. */
 const EMPLOYEES_READ_AT_ONCE = 2_000

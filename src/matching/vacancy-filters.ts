@@ -4,11 +4,14 @@ import { compilePropertyRule, isCustomPropertyRule } from './custom-property-rul
 import { lastUpdatedTest } from './match-filters.js'
 import { languageWithinTolerance } from './scoring-model.js'
 import type { VacancyIndex } from './vacancy-index.js'
-import { requestOrigin } from './vacancy-places.js'
+import { requestOrigin, type VacancyReach } from './vacancy-places.js'
 import type { VacancyRequestContext } from './vacancy-request-context.js'
 
-/** A filter of 4.11 as a test of a vacancy number: true keeps the vacancy. */
-export type VacancyFilter = (vacancy: number) => boolean
+/**
+ * A filter of 4.11 as a test of a vacancy number: true keeps the vacancy. A distance filter
+ * carries its reach: no vacancy outside it passes.
+ */
+export type VacancyFilter = ((vacancy: number) => boolean) & { reach?: VacancyReach }
 
 /** Whether a distance filter restricted the vacancies, and why not when it did not. */
 export interface GeoFiltering {

@@ -68,8 +68,20 @@ async function placeOf(
   return distances ? distances.lookup(database, country, code) : lookupPostalCode(database, country, code)
 }
 
-/** How many origins' distance arrays are kept (a batch of employees meets many places). */
+/** How many origins' distance arrays (and reaches) are kept (a batch of employees meets many places). */
 const KEPT_ORIGINS = 256
+
+/**
+ * The vacancies within a distance of a place, and those whose place is unknown (they cannot be
+ * shown to be too far): `mask[v]` is 1 for them, `members` lists them in vacancy order.
+ */
+export interface VacancyReach {
+  mask: Uint8Array
+  members: Int32Array
+}
+
+/** A test of a vacancy by a reach, with the reach, so that a batch can start from its members. */
+export type ReachTest = ((vacancy: number) => boolean) & { reach: VacancyReach }
 
 /**
  * Distances from the places of a request to every vacancy, each place's computed once, and the
@@ -77,6 +89,7 @@ const KEPT_ORIGINS = 256
  */
 export class VacancyDistances {
   private readonly known = new Map<string, Float64Array>()
+  private readonly reaches = new Map<string, VacancyReach>()
   private readonly places = new Map<string, ReturnType<typeof lookupPostalCode>>()
 
   constructor(private readonly index: VacancyIndex) {}
@@ -94,18 +107,25 @@ export class VacancyDistances {
   }
 
   /**
-   * A test of a vacancy: within `max` km of `origin`. Each vacancy asked is measured alone (the
-   * same haversineKm as `from`), so that a test asked only of a few candidates costs a few.
+   * A test of a vacancy: within `max` km of `origin` (by `from`'s distances). Employees share few
+   * places: the vacancies in reach of each (place, distance) are found once, and the test is a
+   * look-up in their mask.
    */
-  within(origin: Origin, max: number): (vacancy: number) => boolean {
-    const { index } = this
-    // A vacancy whose place is unknown cannot be shown to be too far: it stays (explained says so).
-    return (vacancy: number) => {
-      const lat = index.lat[vacancy] as number
-      return (
-        Number.isNaN(lat) || haversineKm(origin.lat, origin.lng, lat, index.lng[vacancy] as number) <= max
-      )
+  within(origin: Origin, max: number): ReachTest {
+    const reach = this.reach(origin, max)
+    const { mask } = reach
+    return Object.assign((vacancy: number) => mask[vacancy] === 1, { reach })
+  }
+
+  private reach(origin: Origin, max: number): VacancyReach {
+    const key = `${origin.lat},${origin.lng},${max}`
+    let reach = this.reaches.get(key)
+    if (!reach) {
+      if (this.reaches.size >= KEPT_ORIGINS) this.reaches.clear()
+      reach = reachWithin(this.from(origin), max)
+      this.reaches.set(key, reach)
     }
+    return reach
   }
 
   /** A postal code's place from the database, looked up once. */
@@ -129,4 +149,22 @@ function distancesFrom(index: VacancyIndex, origin: Origin): Float64Array {
       : haversineKm(origin.lat, origin.lng, lat, index.lng[vacancy] as number)
   }
   return out
+}
+
+/** The vacancies whose distance is at most `max`, or unknown (NaN). */
+function reachWithin(distance: Float64Array, max: number): VacancyReach {
+  const mask = new Uint8Array(distance.length)
+  let count = 0
+  for (let vacancy = 0; vacancy < distance.length; vacancy++) {
+    const km = distance[vacancy] as number
+    // A vacancy whose place is unknown cannot be shown to be too far: it stays (explained says so).
+    if (Number.isNaN(km) || km <= max) {
+      mask[vacancy] = 1
+      count++
+    }
+  }
+  const members = new Int32Array(count)
+  let at = 0
+  for (let vacancy = 0; vacancy < mask.length; vacancy++) if (mask[vacancy] === 1) members[at++] = vacancy
+  return { mask, members }
 }

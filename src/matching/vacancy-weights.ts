@@ -21,6 +21,8 @@ export interface HeldSkills {
   held: Float64Array
   heldLevel: Uint8Array
   heldMask: Uint8Array
+  /** The numbers of the skills held (where heldMask is 1), in the employee's order. */
+  heldNumbers: number[]
 }
 
 type WeightOf<Kind extends VacancyMatchWeight['weight']> = Extract<VacancyMatchWeight, { weight: Kind }>
@@ -198,6 +200,7 @@ export function heldSkills(
   const held = new Float64Array(index.skillIds.length)
   const heldLevel = new Uint8Array(index.skillIds.length)
   const heldMask = new Uint8Array(index.skillIds.length)
+  const heldNumbers: number[] = []
   for (const skill of employee.skills) {
     const number = skill.number
     if (allowed) {
@@ -206,7 +209,8 @@ export function heldSkills(
     }
     held[number] = skill.strength
     heldLevel[number] = skill.level
+    if (heldMask[number] === 0) heldNumbers.push(number)
     heldMask[number] = 1
   }
-  return { held, heldLevel, heldMask }
+  return { held, heldLevel, heldMask, heldNumbers }
 }

@@ -152,3 +152,60 @@ describe('a batch of 4.11 answers equals 4.11 asked employee by employee', () =>
     ).rejects.toMatchObject({ status: 404 })
   })
 })
+
+/**
+ * Pages of one ranking: the first places are kept in a short list, far offsets keep and sort every
+ * vacancy ranked; both give pages of one order (score descending, then vacancy id), in the batch as
+ * asked alone. A wide distance ranks most of the tenant's 700 vacancies for each employee.
+ */
+describe('pages of 4.11 answers are slices of one ranking', () => {
+  const generated = generatedTenantForSuite(
+    { seed: 22, employees: 24, events: 400, jobs: 12, vacancies: 700 },
+    { postalCodes: true },
+  )
+  const WIDE = {
+    filters: [{ filter: 'max_geo_distance', max_geo_distance: 2_000, location: { lat: 50.85, lng: 4.35 } }],
+  }
+  const PAGES = [0, 100, 200, 300].map((offset) => ({ offset: String(offset), limit: '100' }))
+  type Answer = { records: { vacancy_id: string; score: number; rank: number }[]; total: number }
+
+  it('gives near and far pages that follow one another, best first, ties by id', async () => {
+    let ranked = 0
+    for (const employee of generated.employees) {
+      const pages: Answer[] = []
+      for (const query of PAGES)
+        pages.push((await matchVacancies(generated.tenant, employee, WIDE, query)) as Answer)
+      const total = (pages[0] as Answer).total
+      const all = pages.flatMap((page) => page.records)
+      expect(pages.every((page) => page.total === total)).toBe(true)
+      expect(all.length).toBe(total)
+      expect(new Set(all.map((record) => record.vacancy_id)).size).toBe(total)
+      for (let at = 1; at < all.length; at++) {
+        const [a, b] = [all[at - 1], all[at]] as [Answer['records'][0], Answer['records'][0]]
+        expect(a.score > b.score || (a.score === b.score && a.vacancy_id < b.vacancy_id), employee).toBe(true)
+      }
+      // A page across the short list's end: the same records as the pages around it.
+      const across = (await matchVacancies(generated.tenant, employee, WIDE, {
+        offset: '250',
+        limit: '20',
+      })) as Answer
+      expect(across.records).toEqual(all.slice(250, 270))
+      ranked = Math.max(ranked, total)
+    }
+    // The far pages mean something: some employee has more than 256 vacancies ranked.
+    expect(ranked).toBeGreaterThan(270)
+  }, 120_000)
+
+  it('gives the same far pages in a batch as asked alone', async () => {
+    for (const query of [...PAGES, { offset: '250', limit: '20' }]) {
+      const batch = new Map<string, string>()
+      await matchAllEmployees(generated.tenant, WIDE, query, (response) => {
+        batch.set(response.employee_id, JSON.stringify(response))
+      })
+      for (const employee of generated.employees)
+        expect(batch.get(employee)).toBe(
+          JSON.stringify(await matchVacancies(generated.tenant, employee, WIDE, query)),
+        )
+    }
+  }, 120_000)
+})
