@@ -9,8 +9,9 @@ export default defineConfig({
     globalSetup: ['tools/compile-kernel.mjs'],
     testTimeout: 150_000,
     hookTimeout: 120_000,
-    // DuckDB and the built CLI are heavy; two workers fit the two cores.
+    // Three workers on two cores: much of an end-to-end test waits on the processes it started
+    // (the built CLI, servers, Prism), and a third file fills that time.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
   },
 })
