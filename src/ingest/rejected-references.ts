@@ -48,20 +48,23 @@ export class RejectedReferences {
     const byRecord = new Map<string, RejectCause>()
     const others: RejectCause = { rows: 0, rejected_record: null, reason: '' }
     const rejects = [...found].sort(byPlace).map((reject) => {
-      let shown: { record: string; earlier: string } | undefined
-      const problems = reject.problems.map((problem) => {
-        const match = MISSING.exec(problem.reason)
-        const record = match ? `${match[1]} '${match[2]}'` : ''
-        const earlier = match ? this.rejected.get(`${match[1]}\u0000${match[2]}`) : undefined
-        if (earlier === undefined) return problem
-        if (shown === undefined && problem.field === reject.field) shown = { record, earlier }
-        return {
-          ...problem,
-          reason: `${record} was rejected by this ingest (${earlier}); fix that row and ingest both files again`,
-        }
+      const sources = reject.problems.map((problem) => this.rejectedRecordOf(problem.reason))
+      const problems = reject.problems.map((problem, index) => {
+        const source = sources[index]
+        return source === undefined
+          ? problem
+          : {
+              ...problem,
+              reason: `${source.record} was rejected by this ingest (${source.earlier}); fix that row and ingest both files again`,
+            }
       })
-      const first = problems.find((problem) => problem.field === reject.field) ?? problems[0]
-      const explained = { ...reject, reason: first?.reason ?? reject.reason, problems }
+      // The reject's reason is its field's problem, else its first: so is its cause.
+      const index = Math.max(
+        0,
+        problems.findIndex((problem) => problem.field === reject.field),
+      )
+      const explained = { ...reject, reason: problems[index]?.reason ?? reject.reason, problems }
+      const shown = sources[index]
       const cause = shown === undefined ? others : byRecord.get(shown.record)
       if (cause) cause.rows += 1
       else if (shown !== undefined)
@@ -70,6 +73,13 @@ export class RejectedReferences {
       return explained
     })
     return { rejects, causes: [...byRecord.values(), ...(others.rows > 0 ? [others] : [])] }
+  }
+
+  /** The record a 404 reason names (`employee 'e-7'`) and its reject, when this ingest rejected it. */
+  private rejectedRecordOf(reason: string): { record: string; earlier: string } | undefined {
+    const match = MISSING.exec(reason)
+    const earlier = match ? this.rejected.get(`${match[1]}\u0000${match[2]}`) : undefined
+    return earlier === undefined ? undefined : { record: `${match?.[1]} '${match?.[2]}'`, earlier }
   }
 }
 

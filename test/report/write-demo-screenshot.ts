@@ -13,7 +13,7 @@ import { demoReport } from './report-tenant.js'
 const temp = tempDir('skillhouse-report-shot-')
 try {
   const made = await demoReport(temp.dir, ['--locale', 'en-GB'])
-  const opened = await openReport(made.html, 1640)
+  const opened = await openReport(made.html, 1024)
   try {
     const heatmap = await opened.page.$('section[data-section="organisation"]')
     const box = await heatmap?.boundingBox()
@@ -21,7 +21,7 @@ try {
     mkdirSync(folder, { recursive: true })
     await opened.page.screenshot({
       path: join(folder, 'report-demo.png'),
-      clip: { x: 0, y: 0, width: 1640, height: Math.ceil((box?.y ?? 0) + (box?.height ?? 1200)) },
+      clip: { x: 0, y: 0, width: 1024, height: Math.ceil((box?.y ?? 0) + (box?.height ?? 1200)) },
       captureBeyondViewport: true,
     })
     console.log(`written ${join(folder, 'report-demo.png')}`)
