@@ -2,6 +2,7 @@ import { errors } from '../errors/skillhouse-error.js'
 import type { SkillGapEntry } from '../schemas/analytics.js'
 import { DEFAULT_VENDOR, type ExternalVendor } from '../schemas/vendors.js'
 import type { VocabLanguage } from '../schemas/vocabulary-languages.js'
+import type { TenantDatabase } from '../store/tenant-database.js'
 import { SkillNames } from '../taxonomy/skill-names.js'
 import { requireVendor, type TaxonomyTenant } from '../taxonomy/taxonomy-tenant.js'
 import { resolveVocabLanguage } from '../taxonomy/vocabulary-languages.js'
@@ -121,7 +122,22 @@ async function candidatesFromDatabase(
     [employeeId, vacancyId],
   )
   requireEmployeeAndVacancy(employeeId, known?.employee === true, vacancyId, known?.vacancy === true)
-  const candidates = await tenant.database.all<GapCandidate & Record<string, unknown>>(
+  const candidates = await profileGapCandidates(tenant.database, employeeId, 'vacancy', vacancyId, vendor)
+  return { candidates, names: () => vacancySkillNames(tenant, vacancyId, vendor) }
+}
+
+/**
+ * The inputs of the gap rule from the database: each skill of a vacancy's or a job's profile with
+ * what the employee holds of it (the 4.5 gap of the CLI, and the gap a course recommendation closes).
+ */
+export function profileGapCandidates(
+  database: TenantDatabase,
+  employeeId: string,
+  targetType: 'vacancy' | 'job',
+  targetId: string,
+  vendor: ExternalVendor,
+): Promise<GapCandidate[]> {
+  return database.all<GapCandidate & Record<string, unknown>>(
     `SELECT v.skill_id,
             coalesce(v.governed_critical, v.inferred_critical, false) AS critical,
             v.score,
@@ -132,10 +148,9 @@ async function candidatesFromDatabase(
        LEFT JOIN profile_skills e
          ON e.entity_type = 'employee' AND e.entity_id = $1
         AND e.external_vendor = v.external_vendor AND e.skill_id = v.skill_id
-      WHERE v.entity_type = 'vacancy' AND v.entity_id = $2 AND v.external_vendor = $3`,
-    [employeeId, vacancyId, vendor],
+      WHERE v.entity_type = $2 AND v.entity_id = $3 AND v.external_vendor = $4`,
+    [employeeId, targetType, targetId, vendor],
   )
-  return { candidates, names: () => vacancySkillNames(tenant, vacancyId, vendor) }
 }
 
 /** 404 for an unknown employee or vacancy; both unknown: both named at once, so that a client fixes both ids in one round trip. */

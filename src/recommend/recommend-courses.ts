@@ -1,4 +1,5 @@
 import { type GapCandidate, gapSkills } from '../analytics/gap-rule.js'
+import { profileGapCandidates } from '../analytics/skill-gap.js'
 import { errors } from '../errors/skillhouse-error.js'
 import {
   CourseRecommendationOptions,
@@ -170,28 +171,18 @@ function candidatesOf(
   target: Target,
   vendor: ExternalVendor,
 ): Promise<GapCandidate[]> {
-  const held = `LEFT JOIN profile_skills e
-         ON e.entity_type = 'employee' AND e.entity_id = $1
-        AND e.external_vendor = $2 AND e.skill_id = t.skill_id`
-  const heldColumns = `e.skill_id IS NOT NULL AS held,
-            coalesce(e.governed_proficiency_level, e.proficiency_level) AS held_level`
-  if (target.kind === 'skills') {
-    // Skills named without a level: held at any level closes them.
-    return database.all<GapCandidate & Record<string, unknown>>(
-      `SELECT t.skill_id, false AS critical, 1.0::DOUBLE AS score, NULL::INTEGER AS required_level, ${heldColumns}
-         FROM (SELECT unnest($3::VARCHAR[]) AS skill_id) t ${held}`,
-      [employeeId, vendor, listValue(target.ids)],
-    )
-  }
+  if (target.kind !== 'skills')
+    return profileGapCandidates(database, employeeId, target.kind, target.ids[0], vendor)
+  // Skills named without a level: held at any level closes them.
   return database.all<GapCandidate & Record<string, unknown>>(
-    `SELECT t.skill_id,
-            coalesce(t.governed_critical, t.inferred_critical, false) AS critical,
-            t.score,
-            coalesce(t.governed_proficiency_level, t.proficiency_level) AS required_level,
-            ${heldColumns}
-       FROM profile_skills t ${held}
-      WHERE t.entity_type = $3 AND t.entity_id = $4 AND t.external_vendor = $2`,
-    [employeeId, vendor, target.kind, target.ids[0]],
+    `SELECT t.skill_id, false AS critical, 1.0::DOUBLE AS score, NULL::INTEGER AS required_level,
+            e.skill_id IS NOT NULL AS held,
+            coalesce(e.governed_proficiency_level, e.proficiency_level) AS held_level
+       FROM (SELECT unnest($3::VARCHAR[]) AS skill_id) t
+       LEFT JOIN profile_skills e
+         ON e.entity_type = 'employee' AND e.entity_id = $1
+        AND e.external_vendor = $2 AND e.skill_id = t.skill_id`,
+    [employeeId, vendor, listValue(target.ids)],
   )
 }
 
