@@ -18,10 +18,14 @@ interface Example {
   readonly section: string
 }
 
-/** Commands that serve until stopped: the example runs until the command says it is ready. */
-const SERVES: Record<string, RegExp> = {
-  serve: /serving on http/,
-  mock: /Prism mock of the Skills Service API on/,
+/**
+ * Commands that serve until stopped: the example runs until the command says it is ready. One whose
+ * start does not depend on the data directory (the mock answers from the document the code
+ * generates) starts the same way in every section, so each of its lines is started once.
+ */
+const SERVES: Record<string, { ready: RegExp; oncePerLine: boolean }> = {
+  serve: { ready: /serving on http/, oncePerLine: false },
+  mock: { ready: /Prism mock of the Skills Service API on/, oncePerLine: true },
 }
 
 /**
@@ -166,7 +170,7 @@ async function withPlaceholders(line: string, cwd: string, env: NodeJS.ProcessEn
   return filled
 }
 
-const mockStarts = new Map<string, Promise<{ ok: boolean; output: string }>>()
+const startedLines = new Map<string, Promise<{ ok: boolean; output: string }>>()
 
 /** Runs one example line through a shell, as typed, with `skillhouse` on the PATH the built CLI. */
 async function run(example: Example, cwd: string, dataDir: string): Promise<{ ok: boolean; output: string }> {
@@ -180,15 +184,13 @@ async function run(example: Example, cwd: string, dataDir: string): Promise<{ ok
   const line = await withPlaceholders(written, cwd, env)
   const command = line.split(/\s+/)[0] as string
   const shellLine = `skillhouse ${line}`
-  const ready = SERVES[command]
-  if (command === 'mock') {
-    // The mock answers from the document the code generates, whatever the data directory holds:
-    // the same line starts it the same way in every section, so it is started once a line.
-    const started = mockStarts.get(line) ?? runUntilReady(shellLine, cwd, env, ready as RegExp)
-    mockStarts.set(line, started)
+  const serves = SERVES[command]
+  if (serves) {
+    const started =
+      (serves.oncePerLine && startedLines.get(line)) || runUntilReady(shellLine, cwd, env, serves.ready)
+    if (serves.oncePerLine) startedLines.set(line, started)
     return started
   }
-  if (ready) return runUntilReady(shellLine, cwd, env, ready)
   const result = await execa('bash', ['-c', shellLine], { cwd, env, reject: false, timeout: 120_000 })
   // Exit 3 says rows were rejected: what an example that loads the bad-input samples is about.
   const expected = /fixtures\/bad/.test(line) ? [0, 3] : [0]
